@@ -1,0 +1,48 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Logger } from "pino";
+import type { AgentServerConfig } from "./config.js";
+import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
+import { assistantRoutes } from "./http/routes/assistants.js";
+import { runRoutes } from "./http/routes/runs.js";
+import { systemRoutes } from "./http/routes/system.js";
+import { threadRoutes } from "./http/routes/threads.js";
+import type { AssistantService } from "./services/assistants.js";
+import type { RunService } from "./services/runs.js";
+import type { ThreadService } from "./services/threads.js";
+
+/** The services and facts the HTTP app is built from. */
+export interface AppDeps {
+  config: AgentServerConfig;
+  logger: Logger;
+  assistants: AssistantService;
+  threads: ThreadService;
+  runs: RunService;
+  info: { version: string; langgraphVersion: string };
+}
+
+/** Builds the agent server's Fastify app (no listening: the composition root does that). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    // Slow clients may not hold connections forever.
+    requestTimeout: 0,
+    connectionTimeout: 0,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerJsonParsing(app);
+  registerErrorHandling(app);
+  app.addHook("onSend", async (_request, reply) => {
+    reply.header("access-control-expose-headers", "content-location, x-pagination-total");
+  });
+  await app.register(systemRoutes(deps.info));
+  await app.register(assistantRoutes(deps.assistants));
+  await app.register(threadRoutes(deps.threads));
+  await app.register(runRoutes(deps.runs));
+  return app;
+}

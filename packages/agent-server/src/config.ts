@@ -1,0 +1,95 @@
+import path from "node:path";
+
+/** Everything the agent server needs to start, parsed once and frozen. */
+export interface AgentServerConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Try the following ports when `port` is taken (the CLI's default port); false for an explicit port. */
+  readonly portFallback: boolean;
+  /** Absolute path of graph.json / langgraph.json. */
+  readonly graphConfigPath: string;
+  /** Absolute path of the directory holding the SQLite files. */
+  readonly dataDir: string;
+  /** Runs executed concurrently by this process. */
+  readonly jobsPerWorker: number;
+  /** How long a claimed run stays owned without a heartbeat. */
+  readonly leaseMs: number;
+  /** How often a running run renews its lease. */
+  readonly heartbeatMs: number;
+  /** How often expired leases are looked for. */
+  readonly reaperIntervalMs: number;
+  /** Attempts before a run whose worker died is failed for good. */
+  readonly maxAttempts: number;
+  /** Wall-clock limit of one run; it then ends in status `timeout`. */
+  readonly runTimeoutMs: number;
+  /** Largest accepted request body. */
+  readonly bodyLimitBytes: number;
+  /** How long shutdown waits for running runs before handing them back to the queue. */
+  readonly shutdownGraceMs: number;
+  readonly logLevel: string;
+}
+
+/** Raw inputs: CLI flags (already split by commander) and the process environment. */
+export interface AgentServerConfigInput {
+  flags: {
+    host?: string | undefined;
+    port?: string | number | undefined;
+    config?: string | undefined;
+    dataDir?: string | undefined;
+    jobsPerWorker?: string | number | undefined;
+  };
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+const DEFAULT_PORT = 2024;
+
+/** Parses flags and environment into a frozen config; throws a readable Error on bad values. */
+export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServerConfig {
+  const { flags, env, cwd } = input;
+  const explicitPort = flags.port ?? env.BERTH_PORT ?? env.PORT;
+  const graphConfigPath = path.resolve(
+    cwd,
+    flags.config ?? env.BERTH_GRAPH_CONFIG ?? findDefaultGraphConfig(cwd),
+  );
+  const dataDir = path.resolve(
+    cwd,
+    flags.dataDir ?? env.BERTH_DATA_DIR ?? path.join(path.dirname(graphConfigPath), ".berth", "agent-server"),
+  );
+  return Object.freeze({
+    host: flags.host ?? env.BERTH_HOST ?? "127.0.0.1",
+    port: explicitPort === undefined ? DEFAULT_PORT : integer("port", explicitPort, 0, 65535),
+    portFallback: explicitPort === undefined,
+    graphConfigPath,
+    dataDir,
+    jobsPerWorker: integer("jobs per worker", flags.jobsPerWorker ?? env.N_JOBS_PER_WORKER ?? 10, 1, 1000),
+    leaseMs: integer("BERTH_LEASE_MS", env.BERTH_LEASE_MS ?? 30_000, 100, 3_600_000),
+    heartbeatMs: integer("BERTH_HEARTBEAT_MS", env.BERTH_HEARTBEAT_MS ?? 10_000, 50, 3_600_000),
+    reaperIntervalMs: integer("BERTH_REAPER_MS", env.BERTH_REAPER_MS ?? 15_000, 50, 3_600_000),
+    maxAttempts: integer("BG_JOB_MAX_RETRIES", env.BG_JOB_MAX_RETRIES ?? 3, 1, 100),
+    runTimeoutMs: integer("BG_JOB_TIMEOUT_SECS", env.BG_JOB_TIMEOUT_SECS ?? 3600, 1, 604_800) * 1000,
+    bodyLimitBytes: integer(
+      "BERTH_BODY_LIMIT_BYTES",
+      env.BERTH_BODY_LIMIT_BYTES ?? 10 * 1024 * 1024,
+      1024,
+      2 ** 31,
+    ),
+    shutdownGraceMs:
+      integer("BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS", env.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS ?? 10, 0, 3600) *
+      1000,
+    logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
+  });
+}
+
+function findDefaultGraphConfig(cwd: string): string {
+  // Resolved lazily by the loader, which reports a missing file clearly; graph.json wins over langgraph.json.
+  return path.join(cwd, "graph.json");
+}
+
+function integer(name: string, value: string | number, min: number, max: number): number {
+  const n = typeof value === "number" ? value : Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`Invalid ${name}: ${value} (expected an integer from ${min} to ${max})`);
+  }
+  return n;
+}

@@ -1,0 +1,118 @@
+import type { RunKwargs } from "@berth/schemas";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { Command } from "@langchain/langgraph";
+import { toWire } from "../domain/serialize.js";
+import type { RunnableGraph } from "../graphs/registry.js";
+import type { RunRecord } from "../storage/types.js";
+import type { StreamBroker } from "../stream/types.js";
+import { interruptsByTask } from "./state.js";
+
+/** Server facts added to every run's metadata (reference §2.8). */
+export interface RunEnvironment {
+  serverVersion: string;
+  langgraphVersion: string;
+  apiUrl: string;
+}
+
+/** The thread after a run: what `complete` stores. */
+export interface ThreadAfterRun {
+  values: unknown;
+  interrupts: Record<string, unknown[]>;
+  hasNext: boolean;
+}
+
+const NATIVE_MODES: Record<string, string | undefined> = {
+  values: "values",
+  updates: "updates",
+  debug: "debug",
+  custom: "custom",
+  tasks: "tasks",
+  checkpoints: "checkpoints",
+  messages: "messages",
+  "messages-tuple": "messages",
+};
+
+/** The LangGraph config of a run: its recorded config plus run-time facts. */
+export function runnableConfigFor(run: RunRecord, env: RunEnvironment): RunnableConfig {
+  const { config, context } = run.kwargs;
+  const configurable = { ...(config.configurable as Record<string, unknown>) };
+  if (configurable.checkpoint_id === null) delete configurable.checkpoint_id;
+  return {
+    ...(config as RunnableConfig),
+    configurable,
+    metadata: {
+      ...run.metadata,
+      ...(config.metadata as Record<string, unknown>),
+      graph_id: configurable.graph_id,
+      assistant_id: run.assistant_id,
+      thread_id: run.thread_id,
+      run_id: run.run_id,
+      user_id: configurable.user_id,
+      run_attempt: run.attempt,
+      langgraph_version: env.langgraphVersion,
+      langgraph_api_version: env.serverVersion,
+      langgraph_plan: "developer",
+      langgraph_host: "self-hosted",
+      langgraph_api_url: env.apiUrl,
+    },
+    ...(context ? { context } : {}),
+  };
+}
+
+function graphInput(kwargs: RunKwargs): unknown {
+  const command = kwargs.command as { resume?: unknown; update?: unknown; goto?: unknown } | null;
+  if (
+    command &&
+    (command.resume !== undefined || command.update !== undefined || command.goto !== undefined)
+  ) {
+    return new Command({
+      ...(command.resume !== undefined ? { resume: command.resume } : {}),
+      ...(command.update !== undefined ? { update: command.update as Record<string, unknown> } : {}),
+      ...(command.goto !== undefined ? { goto: command.goto as string } : {}),
+    });
+  }
+  return kwargs.input ?? null;
+}
+
+/**
+ * Executes a run to its end on the graph, publishing the requested stream modes as it goes, and
+ * returns the thread's state after it. Throws what the graph throws (or the abort reason).
+ */
+export async function executeRun(args: {
+  graph: RunnableGraph;
+  run: RunRecord;
+  config: RunnableConfig;
+  signal: AbortSignal;
+  broker: StreamBroker;
+}): Promise<ThreadAfterRun> {
+  const { graph, run, config, signal, broker } = args;
+  const requested = run.kwargs.stream_mode;
+  const modes = [
+    ...new Set(requested.map((m) => NATIVE_MODES[m]).filter((m): m is string => m !== undefined)),
+  ];
+  if (modes.length === 0) modes.push("values");
+  const stream = await graph.stream(graphInput(run.kwargs), {
+    ...config,
+    streamMode: modes,
+    signal,
+    subgraphs: run.kwargs.subgraphs,
+    interruptBefore: run.kwargs.interrupt_before ?? undefined,
+    interruptAfter: run.kwargs.interrupt_after ?? undefined,
+  });
+  for await (const chunk of stream) {
+    if (!broker.hasSubscribers(run.run_id)) continue;
+    const [namespace, mode, data] = (run.kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
+      string[],
+      string,
+      unknown,
+    ];
+    const name = namespace.length > 0 ? `${mode}|${namespace.join("|")}` : mode;
+    broker.publish(run.run_id, { event: name, data: toWire(data) });
+  }
+  const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id } });
+  return {
+    values: toWire(snapshot.values) ?? null,
+    interrupts: interruptsByTask(snapshot),
+    hasNext: snapshot.next.length > 0,
+  };
+}

@@ -1,0 +1,129 @@
+import path from "node:path";
+
+/** One graph of a project: where its module is and which export holds it. */
+export interface GraphSpec {
+  graphId: string;
+  /** Absolute path of the module. */
+  modulePath: string;
+  /** Export name; "default" when the entry names none. */
+  exportName: string;
+  description: string | null;
+}
+
+/** A parsed graph configuration file (graph.json / langgraph.json). */
+export interface GraphProjectConfig {
+  configPath: string;
+  /** Directory of the configuration file: module and env paths are relative to it. */
+  projectDir: string;
+  graphs: GraphSpec[];
+  /** Inline variables, or the absolute path of an env file to read. */
+  env: { kind: "inline"; values: Record<string, string> } | { kind: "file"; path: string } | { kind: "none" };
+  dependencies: string[];
+  /** Optional auth module (`auth.path`), kept for the custom-auth issue. */
+  authPath: string | null;
+  nodeVersion: string | null;
+}
+
+/** A graph configuration that cannot be used, with the reason in words. */
+export class GraphConfigError extends Error {
+  constructor(configPath: string, reason: string) {
+    super(`Invalid graph configuration ${configPath}: ${reason}`);
+    this.name = "GraphConfigError";
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** Parses the JSON of a graph configuration file; paths are resolved against its directory. */
+export function parseGraphConfig(json: unknown, configPath: string): GraphProjectConfig {
+  const fail = (reason: string): never => {
+    throw new GraphConfigError(configPath, reason);
+  };
+  if (json === null || typeof json !== "object" || Array.isArray(json)) fail("expected a JSON object");
+  const raw = json as Record<string, unknown>;
+  const projectDir = path.dirname(configPath);
+
+  const graphsRaw = raw.graphs;
+  if (graphsRaw === null || typeof graphsRaw !== "object" || Array.isArray(graphsRaw)) {
+    fail('"graphs" must be an object mapping graph ids to "./path/to/file.ts:exportName"');
+  }
+  const entries = Object.entries(graphsRaw as Record<string, unknown>);
+  if (entries.length === 0) fail('"graphs" names no graph');
+  const graphs = entries.map(([graphId, entry]) => parseGraphEntry(graphId, entry, projectDir, fail));
+
+  let env: GraphProjectConfig["env"] = { kind: "none" };
+  if (typeof raw.env === "string") env = { kind: "file", path: path.resolve(projectDir, raw.env) };
+  else if (raw.env !== undefined && raw.env !== null) {
+    if (typeof raw.env !== "object" || Array.isArray(raw.env))
+      fail('"env" must be an object or a path to an env file');
+    const values: Record<string, string> = {};
+    for (const [key, value] of Object.entries(raw.env as Record<string, unknown>)) {
+      if (typeof value !== "string") fail(`"env.${key}" must be a string`);
+      values[key] = value as string;
+    }
+    env = { kind: "inline", values };
+  }
+
+  const dependencies = raw.dependencies ?? [];
+  if (!Array.isArray(dependencies) || dependencies.some((d) => typeof d !== "string")) {
+    fail('"dependencies" must be an array of strings');
+  }
+
+  let authPath: string | null = null;
+  if (raw.auth !== undefined && raw.auth !== null) {
+    const auth = raw.auth as Record<string, unknown>;
+    if (typeof auth !== "object" || (auth.path !== undefined && typeof auth.path !== "string")) {
+      fail('"auth.path" must be a string');
+    }
+    authPath = typeof auth.path === "string" ? auth.path : null;
+  }
+
+  const nodeVersion = raw.node_version;
+  if (nodeVersion !== undefined && typeof nodeVersion !== "string") fail('"node_version" must be a string');
+
+  return {
+    configPath,
+    projectDir,
+    graphs,
+    env,
+    dependencies: dependencies as string[],
+    authPath,
+    nodeVersion: (nodeVersion as string | undefined) ?? null,
+  };
+}
+
+function parseGraphEntry(
+  graphId: string,
+  entry: unknown,
+  projectDir: string,
+  fail: (reason: string) => never,
+): GraphSpec {
+  if (graphId.trim() === "") fail("a graph id is empty");
+  let location: unknown = entry;
+  let description: string | null = null;
+  if (entry !== null && typeof entry === "object" && !Array.isArray(entry)) {
+    const obj = entry as Record<string, unknown>;
+    location = obj.path;
+    if (obj.description !== undefined && typeof obj.description !== "string") {
+      fail(`"graphs.${graphId}.description" must be a string`);
+    }
+    description = (obj.description as string | undefined) ?? null;
+  }
+  if (typeof location !== "string" || location.trim() === "") {
+    fail(`"graphs.${graphId}" must be "./path/to/file.ts:exportName" or {"path": ..., "description": ...}`);
+  }
+  const spec = location as string;
+  const colon = spec.lastIndexOf(":");
+  const tail = colon > 0 ? spec.slice(colon + 1) : "";
+  const hasExport = colon > 0 && IDENTIFIER.test(tail);
+  const file = hasExport ? spec.slice(0, colon) : spec;
+  if (!/\.(m|c)?(t|j)sx?$/.test(file)) {
+    fail(`"graphs.${graphId}": ${file} is not a JavaScript or TypeScript module`);
+  }
+  return {
+    graphId,
+    modulePath: path.resolve(projectDir, file),
+    exportName: hasExport ? tail : "default",
+    description,
+  };
+}

@@ -1,0 +1,43 @@
+import { RunCreateStateful, RunListQuery, RunParams, ThreadParams } from "@berth/schemas";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { type RunService, toRunWire } from "../../services/runs.js";
+
+/** `/threads/{thread_id}/runs` routes. */
+export function runRoutes(runs: RunService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      "/threads/:thread_id/runs",
+      { schema: { params: ThreadParams, body: RunCreateStateful } },
+      async (request, reply) => {
+        const run = await runs.createForThread(request.params.thread_id, request.body, { userId: "" });
+        reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
+        return toRunWire(run);
+      },
+    );
+    app.get(
+      "/threads/:thread_id/runs",
+      { schema: { params: ThreadParams, querystring: RunListQuery } },
+      async (request) => (await runs.list(request.params.thread_id, request.query)).map(toRunWire),
+    );
+    app.get("/threads/:thread_id/runs/:run_id", { schema: { params: RunParams } }, async (request) =>
+      toRunWire(await runs.get(request.params.thread_id, request.params.run_id)),
+    );
+    app.get(
+      "/threads/:thread_id/runs/:run_id/join",
+      { schema: { params: RunParams } },
+      async (request, reply) => {
+        const gone = new AbortController();
+        const onClose = () => {
+          if (!reply.raw.writableFinished) gone.abort();
+        };
+        reply.raw.on("close", onClose);
+        try {
+          const values = await runs.join(request.params.thread_id, request.params.run_id, gone.signal);
+          return reply.type("application/json").send(JSON.stringify(values ?? null));
+        } finally {
+          reply.raw.off("close", onClose);
+        }
+      },
+    );
+  };
+}

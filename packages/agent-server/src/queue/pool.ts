@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { AgentServerConfig } from "../config.js";
+import type { ClaimedRun, RunStore } from "../storage/types.js";
+import type { RunSignals } from "./types.js";
+
+/** How often the queue looks for work even without a doorbell (lost signals only delay runs). */
+const SAFETY_POLL_MS = 2_000;
+
+/**
+ * Claims runs from the store and executes up to `jobsPerWorker` at a time. Woken by the doorbell,
+ * by a finished run, by a timer for delayed runs, and by a slow safety poll.
+ */
+export class RunQueue {
+  readonly owner = `worker-${randomUUID()}`;
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private pumping = false;
+  private pumpAgain = false;
+  private stopping = false;
+  private delayedTimer: NodeJS.Timeout | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly deps: {
+      runs: RunStore;
+      signals: RunSignals;
+      config: AgentServerConfig;
+      logger: Logger;
+      execute: (claim: ClaimedRun, controller: AbortController) => Promise<void>;
+    },
+  ) {}
+
+  /** Recovers runs a dead process left `running`, then starts dispatching. */
+  async start(): Promise<void> {
+    const { runs, config, logger } = this.deps;
+    const report = await runs.recover({
+      liveOwner: this.owner,
+      nowMs: Date.now(),
+      maxAttempts: config.maxAttempts,
+      allForeign: true,
+    });
+    if (report.requeued.length || report.failed.length) {
+      logger.warn(report, "recovered runs left running by a previous process");
+    }
+    this.unsubscribe = this.deps.signals.onDoorbell(() => this.wake());
+    this.timers.push(setInterval(() => this.wake(), SAFETY_POLL_MS));
+    this.timers.push(setInterval(() => void this.reap(), config.reaperIntervalMs));
+    this.wake();
+  }
+
+  /** Runs currently executing in this process. */
+  get running(): number {
+    return this.active.size;
+  }
+
+  /** Schedules a dispatch pass; concurrent calls coalesce. */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.pumpAgain) {
+        this.pumpAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async pump(): Promise<void> {
+    const { runs, config, logger } = this.deps;
+    try {
+      while (!this.stopping && this.active.size < config.jobsPerWorker) {
+        const claim = await runs.claimNext(this.owner, config.leaseMs, Date.now());
+        if (!claim) break;
+        this.launch(claim);
+      }
+      await this.armDelayedTimer();
+    } catch (error) {
+      logger.error({ err: error }, "queue dispatch failed; retrying on the next wake-up");
+    }
+  }
+
+  private launch(claim: ClaimedRun): void {
+    const controller = new AbortController();
+    const done = this.deps
+      .execute(claim, controller)
+      .catch((error: unknown) =>
+        this.deps.logger.error({ err: error, run_id: claim.run.run_id }, "worker crashed"),
+      )
+      .finally(() => {
+        this.active.delete(claim.run.run_id);
+        this.wake();
+      });
+    this.active.set(claim.run.run_id, { controller, done });
+  }
+
+  private async armDelayedTimer(): Promise<void> {
+    const next = await this.deps.runs.nextAvailableAt();
+    clearTimeout(this.delayedTimer);
+    if (next === undefined || this.stopping) return;
+    const wait = next - Date.now();
+    if (wait > 0) this.delayedTimer = setTimeout(() => this.wake(), Math.min(wait, 2 ** 31 - 1));
+  }
+
+  private async reap(): Promise<void> {
+    try {
+      const report = await this.deps.runs.recover({
+        liveOwner: this.owner,
+        nowMs: Date.now(),
+        maxAttempts: this.deps.config.maxAttempts,
+        allForeign: false,
+      });
+      if (report.requeued.length || report.failed.length) {
+        this.deps.logger.warn(report, "recovered runs whose lease expired");
+        this.wake();
+      }
+    } catch (error) {
+      this.deps.logger.error({ err: error }, "lease reaper failed");
+    }
+  }
+
+  /**
+   * Stops taking work, lets running runs finish for up to `graceMs`, then stops the rest and hands
+   * them back to the queue (not counted as an attempt) for the next start.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    for (const timer of this.timers) clearInterval(timer);
+    clearTimeout(this.delayedTimer);
+    const all = () => Promise.all([...this.active.values()].map((a) => a.done));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    for (const { controller } of this.active.values()) controller.abort("shutdown");
+    await all();
+    const released = await this.deps.runs.release(this.owner);
+    if (released.length) this.deps.logger.info({ runs: released }, "runs handed back to the queue");
+  }
+}

@@ -1,0 +1,18 @@
+import type { RunStatus } from "@berth/schemas";
+
+/**
+ * Signals between API handlers and queue workers. In-process for the embedded server; a Redis or
+ * NOTIFY adapter carries them between processes. Losing a signal only delays work: the database
+ * stays the source of truth and the queue polls as a safety net.
+ */
+export interface RunSignals {
+  /** A run was created or became runnable: wake the dispatchers. */
+  ringDoorbell(): void;
+  onDoorbell(listener: () => void): () => void;
+  /** Ask the worker running `runId` to stop (the action is in the run row). */
+  cancel(runId: string): void;
+  onCancel(runId: string, listener: () => void): () => void;
+  /** A run reached a terminal status (or was deleted by a rollback). */
+  runEnded(runId: string, status: RunStatus | "deleted"): void;
+  onRunEnded(runId: string, listener: (status: RunStatus | "deleted") => void): () => void;
+}

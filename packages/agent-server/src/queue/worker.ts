@@ -1,0 +1,138 @@
+import type { Logger } from "pino";
+import type { AgentServerConfig } from "../config.js";
+import { toWire } from "../domain/serialize.js";
+import {
+  executeRun,
+  type RunEnvironment,
+  runnableConfigFor,
+  type ThreadAfterRun,
+} from "../execution/run-graph.js";
+import { interruptsByTask } from "../execution/state.js";
+import type { GraphRegistry } from "../graphs/registry.js";
+import type { CheckpointAdmin, ClaimedRun, RunCompletion, RunStore } from "../storage/types.js";
+import type { StreamBroker } from "../stream/types.js";
+import type { RunSignals } from "./types.js";
+
+/** Why a run's execution was stopped before the graph finished. */
+export type StopReason = "cancel" | "timeout" | "shutdown" | "lease-lost";
+
+/** What a worker needs; built once by the composition root. */
+export interface WorkerDeps {
+  runs: RunStore;
+  checkpoints: CheckpointAdmin;
+  registry: GraphRegistry;
+  signals: RunSignals;
+  broker: StreamBroker;
+  config: AgentServerConfig;
+  env: RunEnvironment;
+  logger: Logger;
+}
+
+/**
+ * Executes one claimed run to a terminal status. Every write is fenced by the claim's token, so a
+ * worker that lost its lease can never overwrite the attempt that replaced it.
+ */
+export async function processRun(
+  claim: ClaimedRun,
+  deps: WorkerDeps,
+  controller: AbortController,
+): Promise<void> {
+  const { run, token } = claim;
+  const { runs, signals, config, logger } = deps;
+  const log = logger.child({ run_id: run.run_id, thread_id: run.thread_id, attempt: run.attempt });
+  const stop = (reason: StopReason) => {
+    if (!controller.signal.aborted) controller.abort(reason);
+  };
+
+  const unsubscribeCancel = signals.onCancel(run.run_id, () => stop("cancel"));
+  const heartbeat = setInterval(() => {
+    runs.renewLease(run.run_id, token, config.leaseMs, Date.now()).then(
+      (owned) => owned || stop("lease-lost"),
+      (error: unknown) => log.warn({ err: error }, "lease renewal failed"),
+    );
+  }, config.heartbeatMs);
+  const timeout = setTimeout(() => stop("timeout"), config.runTimeoutMs);
+
+  let ended: RunCompletion["status"] | "deleted" | null = null;
+  try {
+    // A displacement may have been recorded between the claim and the subscription above.
+    if (await runs.cancelAction(run.run_id)) stop("cancel");
+    const runConfig = runnableConfigFor(run, deps.env);
+    const graphId = String((run.kwargs.config.configurable as Record<string, unknown>).graph_id);
+    const startCheckpoint = await deps.checkpoints.latestCheckpointId(run.thread_id);
+    const graph = await deps.registry.getGraph(graphId, runConfig);
+    const threadState = async (): Promise<ThreadAfterRun> => {
+      const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id } });
+      return {
+        values: toWire(snapshot.values) ?? null,
+        interrupts: interruptsByTask(snapshot),
+        hasNext: snapshot.next.length > 0,
+      };
+    };
+
+    let completion: Omit<RunCompletion, "runId" | "token">;
+    try {
+      controller.signal.throwIfAborted();
+      const thread = await executeRun({
+        graph,
+        run,
+        config: runConfig,
+        signal: controller.signal,
+        broker: deps.broker,
+      });
+      completion = { status: "success", error: null, thread };
+    } catch (error) {
+      const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
+      if (reason === "shutdown" || reason === "lease-lost") {
+        log.info({ reason }, "run stopped; it goes back to the queue");
+        return;
+      }
+      if (reason === "cancel") {
+        const action = (await runs.cancelAction(run.run_id)) ?? "interrupt";
+        if (action === "rollback") {
+          await deps.checkpoints.deleteAfter(run.thread_id, startCheckpoint);
+          completion = { status: "interrupted", error: null, thread: await threadState(), deleteRun: true };
+        } else {
+          completion = { status: "interrupted", error: null, thread: await threadState() };
+        }
+      } else if (reason === "timeout") {
+        const message = `Run exceeded its time limit of ${Math.round(config.runTimeoutMs / 1000)} s`;
+        completion = {
+          status: "timeout",
+          error: { error: "TimeoutError", message },
+          thread: await threadState(),
+        };
+      } else {
+        const err = error instanceof Error ? error : new Error(String(error));
+        log.warn({ err }, "run failed");
+        completion = {
+          status: "error",
+          error: { error: err.name || "Error", message: err.message },
+          thread: await threadState().catch(() => null),
+        };
+      }
+    }
+    const applied = await runs.complete({ runId: run.run_id, token, ...completion });
+    if (applied) ended = completion.deleteRun ? "deleted" : completion.status;
+    else log.warn("run completion ignored: its lease was taken over");
+  } catch (error) {
+    // The graph could not even start (unknown graph, factory failure, storage error).
+    const err = error instanceof Error ? error : new Error(String(error));
+    log.error({ err }, "run could not be executed");
+    const applied = await runs
+      .complete({
+        runId: run.run_id,
+        token,
+        status: "error",
+        error: { error: err.name || "Error", message: err.message },
+        thread: null,
+      })
+      .catch(() => false);
+    if (applied) ended = "error";
+  } finally {
+    clearInterval(heartbeat);
+    clearTimeout(timeout);
+    unsubscribeCancel();
+    if (ended) signals.runEnded(run.run_id, ended);
+  }
+}

@@ -1,0 +1,157 @@
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import pino, { type Logger } from "pino";
+import { register as registerTsx } from "tsx/esm/api";
+import { buildApp } from "./app.js";
+import type { AgentServerConfig } from "./config.js";
+import { readGraphProject, readProjectEnv } from "./graphs/project.js";
+import { GraphRegistry } from "./graphs/registry.js";
+import { RunQueue } from "./queue/pool.js";
+import { MemoryRunSignals } from "./queue/signals-memory.js";
+import { processRun } from "./queue/worker.js";
+import { AssistantService } from "./services/assistants.js";
+import { RunService } from "./services/runs.js";
+import { ThreadService } from "./services/threads.js";
+import { openSqliteBackend } from "./storage/sqlite/index.js";
+import { MemoryStreamBroker } from "./stream/memory.js";
+import { AGENT_SERVER_VERSION } from "./version.js";
+
+/** A started agent server. */
+export interface AgentServer {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly graphIds: string[];
+  /** Stops HTTP, drains the queue (runs still going after the grace period go back to the queue), closes storage. */
+  close(): Promise<void>;
+}
+
+/** Options the embedding program decides (the CLI, tests). */
+export interface StartOptions {
+  logger?: Logger;
+  /** Process environment to extend with the project's `env` (keys already set win). */
+  processEnv: Record<string, string | undefined>;
+  /** Called when the configured default port was taken and another one is used. */
+  onPortMoved?: (from: number, to: number) => void;
+}
+
+const PORT_FALLBACK_TRIES = 20;
+
+/** The composition root: wires storage, graphs, queue and HTTP from one parsed config. */
+export async function startAgentServer(
+  config: AgentServerConfig,
+  options: StartOptions,
+): Promise<AgentServer> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const project = readGraphProject(config.graphConfigPath);
+  for (const [key, value] of Object.entries(readProjectEnv(project))) {
+    if (options.processEnv[key] === undefined) options.processEnv[key] = value;
+  }
+  // User graphs are TypeScript as often as not; the hook stays for the process (modules stay loaded).
+  const unregisterTsx = registerTsx();
+  const backend = await openSqliteBackend(config.dataDir);
+  const cleanups: Array<() => Promise<void> | void> = [() => backend.storage.close(), unregisterTsx];
+  try {
+    const registry = new GraphRegistry(backend.checkpointer);
+    await registry.loadAll(project.graphs);
+    await backend.storage.assistants.upsertSystem(registry.systemAssistants(new Date().toISOString()));
+
+    const signals = new MemoryRunSignals();
+    const broker = new MemoryStreamBroker();
+    const assistants = new AssistantService(backend.storage.assistants, registry);
+    const threads = new ThreadService(backend.storage.threads, registry);
+    const runs = new RunService({
+      runs: backend.storage.runs,
+      threads: backend.storage.threads,
+      assistants,
+      registry,
+      signals,
+    });
+    const langgraphVersion = readPackageVersion("@langchain/langgraph/package.json");
+    const app = await buildApp({
+      config,
+      logger,
+      assistants,
+      threads,
+      runs,
+      info: { version: AGENT_SERVER_VERSION, langgraphVersion },
+    });
+    const url = await listen(app, config, options.onPortMoved);
+    cleanups.unshift(() => app.close());
+
+    const env = { serverVersion: AGENT_SERVER_VERSION, langgraphVersion, apiUrl: url };
+    const workerDeps = {
+      ...backend,
+      runs: backend.storage.runs,
+      registry,
+      signals,
+      broker,
+      config,
+      env,
+      logger,
+    };
+    const queue = new RunQueue({
+      runs: backend.storage.runs,
+      signals,
+      config,
+      logger,
+      execute: (claim, controller) => processRun(claim, workerDeps, controller),
+    });
+    await queue.start();
+    // HTTP stops first, then the queue drains, then storage closes.
+    cleanups.splice(1, 0, () => queue.stop(config.shutdownGraceMs));
+
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      app,
+      graphIds: registry.graphIds,
+      close() {
+        closing ??= runCleanups(cleanups);
+        return closing;
+      },
+    };
+  } catch (error) {
+    await runCleanups(cleanups);
+    throw error;
+  }
+}
+
+async function runCleanups(cleanups: Array<() => Promise<void> | void>): Promise<void> {
+  for (const cleanup of cleanups) await cleanup();
+}
+
+/** Listens on the configured port; the default port moves on to the next free one when taken. */
+async function listen(
+  app: FastifyInstance,
+  config: AgentServerConfig,
+  onPortMoved: StartOptions["onPortMoved"],
+): Promise<string> {
+  const tries = config.portFallback ? PORT_FALLBACK_TRIES : 1;
+  for (let i = 0; i < tries; i += 1) {
+    const port = config.port === 0 ? 0 : config.port + i;
+    try {
+      await app.listen({ host: config.host, port });
+      const address = app.server.address() as AddressInfo;
+      if (i > 0) onPortMoved?.(config.port, address.port);
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      return `http://${host}:${address.port}`;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    }
+  }
+  const last = config.port + tries - 1;
+  throw new Error(
+    tries > 1
+      ? `Ports ${config.port}–${last} on ${config.host} are all in use; choose a free one with --port.`
+      : `Port ${config.port} on ${config.host} is already in use; choose another with --port (0 picks a free one).`,
+  );
+}
+
+function readPackageVersion(specifier: string): string {
+  try {
+    return (createRequire(import.meta.url)(specifier) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}

@@ -1,0 +1,41 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { CheckpointAdmin, Storage } from "../types.js";
+import { SqliteAssistantStore } from "./assistants.js";
+import type { BerthSqliteSaver } from "./checkpoints.js";
+import { openSqliteCheckpointer } from "./checkpoints.js";
+import { openSqliteDatabase } from "./database.js";
+import { lockDataDir } from "./lock.js";
+import { SqliteRunStore } from "./runs.js";
+import { SqliteThreadStore } from "./threads.js";
+
+/** The embedded backend: two SQLite files in a locked data directory. */
+export interface SqliteBackend {
+  storage: Storage;
+  checkpointer: BerthSqliteSaver;
+  checkpoints: CheckpointAdmin;
+}
+
+/** Opens the agent server's data directory (created if missing). */
+export async function openSqliteBackend(dataDir: string): Promise<SqliteBackend> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lock = lockDataDir(dataDir);
+  try {
+    const { db } = await openSqliteDatabase(path.join(dataDir, "agent-server.sqlite"));
+    const checkpoints = openSqliteCheckpointer(path.join(dataDir, "checkpoints.sqlite"));
+    const storage: Storage = {
+      threads: new SqliteThreadStore(db),
+      runs: new SqliteRunStore(db),
+      assistants: new SqliteAssistantStore(db),
+      async close() {
+        await db.destroy();
+        checkpoints.close();
+        lock.release();
+      },
+    };
+    return { storage, checkpointer: checkpoints.saver, checkpoints: checkpoints.admin };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}

@@ -1,0 +1,67 @@
+import { type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
+
+/** The agent server's SQLite schema, one migration per change, applied at start-up. */
+const migrations: Record<string, Migration> = {
+  "0001_initial": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("assistants")
+        .addColumn("assistant_id", "text", (c) => c.primaryKey())
+        .addColumn("graph_id", "text", (c) => c.notNull())
+        .addColumn("config", "text", (c) => c.notNull())
+        .addColumn("context", "text", (c) => c.notNull())
+        .addColumn("metadata", "text", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("threads")
+        .addColumn("thread_id", "text", (c) => c.primaryKey())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addColumn("state_updated_at", "text", (c) => c.notNull())
+        .addColumn("metadata", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("config", "text", (c) => c.notNull())
+        .addColumn("values", "text")
+        .addColumn("interrupts", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("runs")
+        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("run_id", "text", (c) => c.notNull().unique())
+        .addColumn("thread_id", "text", (c) =>
+          c.notNull().references("threads.thread_id").onDelete("cascade"),
+        )
+        .addColumn("assistant_id", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("metadata", "text", (c) => c.notNull())
+        .addColumn("kwargs", "text", (c) => c.notNull())
+        .addColumn("multitask_strategy", "text", (c) => c.notNull())
+        .addColumn("attempt", "integer", (c) => c.notNull())
+        .addColumn("available_at", "integer", (c) => c.notNull())
+        .addColumn("lease_owner", "text")
+        .addColumn("lease_token", "text")
+        .addColumn("lease_expires_at", "integer")
+        .addColumn("cancel_action", "text")
+        .addColumn("error", "text")
+        .execute();
+      await db.schema.createIndex("runs_thread_seq").on("runs").columns(["thread_id", "seq"]).execute();
+      await db.schema.createIndex("runs_status_seq").on("runs").columns(["status", "seq"]).execute();
+      // The database itself guarantees one running run per thread, whatever the queue code does.
+      await sql`CREATE UNIQUE INDEX runs_one_running_per_thread ON runs(thread_id) WHERE status = 'running'`.execute(
+        db,
+      );
+    },
+  },
+};
+
+/** Feeds the in-code migrations to Kysely's Migrator. */
+export const sqliteMigrations: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

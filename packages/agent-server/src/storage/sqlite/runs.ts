@@ -1,0 +1,388 @@
+import { randomUUID } from "node:crypto";
+import type { RunStatus } from "@berth/schemas";
+import type { Kysely, Selectable, Transaction } from "kysely";
+import { computeThreadStatus } from "../../domain/thread-status.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
+import { BUSY_THREAD_MESSAGE } from "../../queue/multitask.js";
+import type {
+  ClaimedRun,
+  CreateRunRequest,
+  CreateRunResult,
+  RecoveryReport,
+  RunCompletion,
+  RunRecord,
+  RunStore,
+} from "../types.js";
+import { parseJson } from "./database.js";
+import type { AgentServerDb, RunsTable } from "./schema.js";
+import { threadFromRow, threadToRow } from "./threads.js";
+
+type Db = Kysely<AgentServerDb> | Transaction<AgentServerDb>;
+
+function fromRow(row: Selectable<RunsTable>): RunRecord {
+  return {
+    run_id: row.run_id,
+    thread_id: row.thread_id,
+    assistant_id: row.assistant_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    status: row.status as RunStatus,
+    metadata: parseJson(row.metadata),
+    kwargs: parseJson(row.kwargs),
+    multitask_strategy: row.multitask_strategy as RunRecord["multitask_strategy"],
+    attempt: row.attempt,
+    available_at: row.available_at,
+    error: parseJson(row.error),
+  };
+}
+
+const ACTIVE = ["pending", "running"] as const;
+
+/** SQLite implementation of the run store; the run row is the queue item. */
+export class SqliteRunStore implements RunStore {
+  constructor(private readonly db: Kysely<AgentServerDb>) {}
+
+  async create(request: CreateRunRequest): Promise<CreateRunResult> {
+    const { run } = request;
+    return this.db.transaction().execute(async (trx) => {
+      const now = new Date().toISOString();
+      const threadRow = await trx
+        .selectFrom("threads")
+        .selectAll()
+        .where("thread_id", "=", run.thread_id)
+        .executeTakeFirst();
+      let thread = threadRow ? threadFromRow(threadRow) : undefined;
+      if (!thread) {
+        if (!request.createThreadIfMissing)
+          throw new NotFoundError(`Thread with ID ${run.thread_id} not found`);
+        thread = {
+          thread_id: run.thread_id,
+          created_at: now,
+          updated_at: now,
+          state_updated_at: now,
+          metadata: {},
+          status: "idle",
+          config: {},
+          values: null,
+          interrupts: {},
+        };
+        await trx.insertInto("threads").values(threadToRow(thread)).execute();
+      }
+
+      const active = await trx
+        .selectFrom("runs")
+        .select(["run_id", "status"])
+        .where("thread_id", "=", run.thread_id)
+        .where("status", "in", ACTIVE)
+        .orderBy("seq")
+        .execute();
+      const decision = request.decide(
+        active.map((a) => ({ run_id: a.run_id, status: a.status as "pending" | "running" })),
+      );
+      if (decision.kind === "reject") throw new ConflictError(BUSY_THREAD_MESSAGE);
+
+      for (const d of decision.displace) {
+        if (d.status === "pending" && d.action === "rollback") {
+          await trx
+            .deleteFrom("runs")
+            .where("run_id", "=", d.run_id)
+            .where("status", "=", "pending")
+            .execute();
+        } else if (d.status === "pending") {
+          await trx
+            .updateTable("runs")
+            .set({ status: "interrupted", updated_at: now })
+            .where("run_id", "=", d.run_id)
+            .where("status", "=", "pending")
+            .execute();
+        } else {
+          // A running run is stopped by its worker, which reads this when its abort signal fires.
+          await trx
+            .updateTable("runs")
+            .set({ cancel_action: d.action, updated_at: now })
+            .where("run_id", "=", d.run_id)
+            .where("status", "=", "running")
+            .execute();
+        }
+      }
+
+      const record: RunRecord = {
+        ...run,
+        status: "pending",
+        attempt: 0,
+        error: null,
+        updated_at: run.created_at,
+      };
+      await trx
+        .insertInto("runs")
+        .values({
+          run_id: record.run_id,
+          thread_id: record.thread_id,
+          assistant_id: record.assistant_id,
+          created_at: record.created_at,
+          updated_at: record.updated_at,
+          status: record.status,
+          metadata: JSON.stringify(record.metadata),
+          kwargs: JSON.stringify(record.kwargs),
+          multitask_strategy: record.multitask_strategy,
+          attempt: 0,
+          available_at: record.available_at,
+          lease_owner: null,
+          lease_token: null,
+          lease_expires_at: null,
+          cancel_action: null,
+          error: null,
+        })
+        .execute();
+      await trx
+        .updateTable("threads")
+        .set({
+          status: "busy",
+          updated_at: now,
+          metadata: JSON.stringify({ ...thread.metadata, ...request.threadMetadata }),
+        })
+        .where("thread_id", "=", run.thread_id)
+        .execute();
+      return { run: record, displaced: decision.displace };
+    });
+  }
+
+  async get(threadId: string, runId: string): Promise<RunRecord | undefined> {
+    const row = await this.db
+      .selectFrom("runs")
+      .selectAll()
+      .where("run_id", "=", runId)
+      .where("thread_id", "=", threadId)
+      .executeTakeFirst();
+    return row ? fromRow(row) : undefined;
+  }
+
+  async list(
+    threadId: string,
+    options: { limit: number; offset: number; status?: RunStatus | undefined },
+  ): Promise<RunRecord[]> {
+    let query = this.db.selectFrom("runs").selectAll().where("thread_id", "=", threadId);
+    if (options.status) query = query.where("status", "=", options.status);
+    const rows = await query.orderBy("seq", "desc").limit(options.limit).offset(options.offset).execute();
+    return rows.map(fromRow);
+  }
+
+  async claimNext(owner: string, leaseMs: number, nowMs: number): Promise<ClaimedRun | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      // Oldest available pending run whose thread has nothing running: global seq order gives
+      // per-thread FIFO, since a thread's later runs are blocked while an earlier one runs.
+      const row = await trx
+        .selectFrom("runs as r")
+        .selectAll()
+        .where("r.status", "=", "pending")
+        .where("r.available_at", "<=", nowMs)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("runs as a")
+                .select("a.seq")
+                .whereRef("a.thread_id", "=", "r.thread_id")
+                .where("a.status", "=", "running"),
+            ),
+          ),
+        )
+        .orderBy("r.seq")
+        .limit(1)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const token = randomUUID();
+      const now = new Date(nowMs).toISOString();
+      const updated = await trx
+        .updateTable("runs")
+        .set({
+          status: "running",
+          attempt: row.attempt + 1,
+          lease_owner: owner,
+          lease_token: token,
+          lease_expires_at: nowMs + leaseMs,
+          cancel_action: null,
+          updated_at: now,
+        })
+        .where("run_id", "=", row.run_id)
+        .where("status", "=", "pending")
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return undefined;
+      return {
+        run: { ...fromRow(row), status: "running", attempt: row.attempt + 1, updated_at: now },
+        token,
+      };
+    });
+  }
+
+  async nextAvailableAt(): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom("runs")
+      .select((eb) => eb.fn.min("available_at").as("next"))
+      .where("status", "=", "pending")
+      .executeTakeFirst();
+    return row?.next ?? undefined;
+  }
+
+  async renewLease(runId: string, token: string, leaseMs: number, nowMs: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable("runs")
+      .set({ lease_expires_at: nowMs + leaseMs })
+      .where("run_id", "=", runId)
+      .where("lease_token", "=", token)
+      .where("status", "=", "running")
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async complete(completion: RunCompletion): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("runs")
+        .select(["thread_id"])
+        .where("run_id", "=", completion.runId)
+        .where("lease_token", "=", completion.token)
+        .where("status", "=", "running")
+        .executeTakeFirst();
+      if (!row) return false;
+      const now = new Date().toISOString();
+      if (completion.deleteRun) {
+        await trx.deleteFrom("runs").where("run_id", "=", completion.runId).execute();
+      } else {
+        await trx
+          .updateTable("runs")
+          .set({
+            status: completion.status,
+            error: completion.error ? JSON.stringify(completion.error) : null,
+            lease_owner: null,
+            lease_token: null,
+            lease_expires_at: null,
+            updated_at: now,
+          })
+          .where("run_id", "=", completion.runId)
+          .execute();
+      }
+      await refreshThread(trx, row.thread_id, now, {
+        runErrored: completion.status === "error" || completion.status === "timeout",
+        thread: completion.thread,
+      });
+      return true;
+    });
+  }
+
+  async cancelAction(runId: string): Promise<"interrupt" | "rollback" | undefined> {
+    const row = await this.db
+      .selectFrom("runs")
+      .select("cancel_action")
+      .where("run_id", "=", runId)
+      .executeTakeFirst();
+    const action = row?.cancel_action;
+    return action === "interrupt" || action === "rollback" ? action : undefined;
+  }
+
+  async release(owner: string): Promise<string[]> {
+    const rows = await this.db
+      .updateTable("runs")
+      .set((eb) => ({
+        status: "pending",
+        attempt: eb("attempt", "-", 1),
+        lease_owner: null,
+        lease_token: null,
+        lease_expires_at: null,
+        updated_at: new Date().toISOString(),
+      }))
+      .where("lease_owner", "=", owner)
+      .where("status", "=", "running")
+      .returning("run_id")
+      .execute();
+    return rows.map((r) => r.run_id);
+  }
+
+  async recover(options: {
+    liveOwner: string;
+    nowMs: number;
+    maxAttempts: number;
+    allForeign: boolean;
+  }): Promise<RecoveryReport> {
+    return this.db.transaction().execute(async (trx) => {
+      let query = trx
+        .selectFrom("runs")
+        .select(["run_id", "thread_id", "attempt"])
+        .where("status", "=", "running")
+        .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_owner", "!=", options.liveOwner)]));
+      if (!options.allForeign) query = query.where("lease_expires_at", "<", options.nowMs);
+      const stale = await query.execute();
+      const report: RecoveryReport = { requeued: [], failed: [] };
+      const now = new Date(options.nowMs).toISOString();
+      for (const run of stale) {
+        if (run.attempt >= options.maxAttempts) {
+          const error = {
+            error: "RunAttemptsExhausted",
+            message: `Run failed after ${run.attempt} attempts: the server running it stopped before it finished.`,
+          };
+          await trx
+            .updateTable("runs")
+            .set({
+              status: "error",
+              error: JSON.stringify(error),
+              lease_owner: null,
+              lease_token: null,
+              updated_at: now,
+            })
+            .where("run_id", "=", run.run_id)
+            .execute();
+          await refreshThread(trx, run.thread_id, now, { runErrored: true, thread: null });
+          report.failed.push(run.run_id);
+        } else {
+          await trx
+            .updateTable("runs")
+            .set({
+              status: "pending",
+              lease_owner: null,
+              lease_token: null,
+              lease_expires_at: null,
+              updated_at: now,
+            })
+            .where("run_id", "=", run.run_id)
+            .execute();
+          report.requeued.push(run.run_id);
+        }
+      }
+      return report;
+    });
+  }
+}
+
+/** Recomputes a thread's status (and values) after one of its runs ended. */
+async function refreshThread(
+  trx: Db,
+  threadId: string,
+  now: string,
+  change: { runErrored: boolean; thread: RunCompletion["thread"] },
+): Promise<void> {
+  const others = await trx
+    .selectFrom("runs")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("thread_id", "=", threadId)
+    .where("status", "in", ACTIVE)
+    .executeTakeFirstOrThrow();
+  const status = computeThreadStatus({
+    runErrored: change.runErrored,
+    hasNext: change.thread?.hasNext ?? false,
+    otherActiveRuns: Number(others.n),
+  });
+  await trx
+    .updateTable("threads")
+    .set({
+      status,
+      updated_at: now,
+      ...(change.thread
+        ? {
+            values: change.thread.values === undefined ? null : JSON.stringify(change.thread.values),
+            interrupts: JSON.stringify(change.thread.interrupts),
+            state_updated_at: now,
+          }
+        : {}),
+    })
+    .where("thread_id", "=", threadId)
+    .execute();
+}

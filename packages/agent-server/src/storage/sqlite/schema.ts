@@ -1,0 +1,53 @@
+import type { Generated } from "kysely";
+
+/** Row shapes of the agent server's SQLite tables (JSON columns hold text). */
+export interface AssistantsTable {
+  assistant_id: string;
+  graph_id: string;
+  config: string;
+  context: string;
+  metadata: string;
+  name: string;
+  description: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ThreadsTable {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  state_updated_at: string;
+  metadata: string;
+  status: string;
+  config: string;
+  values: string | null;
+  interrupts: string;
+}
+
+export interface RunsTable {
+  seq: Generated<number>;
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: string;
+  metadata: string;
+  kwargs: string;
+  multitask_strategy: string;
+  attempt: number;
+  available_at: number;
+  lease_owner: string | null;
+  lease_token: string | null;
+  lease_expires_at: number | null;
+  cancel_action: string | null;
+  error: string | null;
+}
+
+export interface AgentServerDb {
+  assistants: AssistantsTable;
+  threads: ThreadsTable;
+  runs: RunsTable;
+}

@@ -1,0 +1,150 @@
+import type {
+  Assistant,
+  JsonObject,
+  MultitaskStrategy,
+  RunKwargs,
+  RunStatus,
+  Thread,
+  ThreadStatus,
+} from "@berth/schemas";
+import type { ActiveRun, Displacement, MultitaskDecision } from "../queue/multitask.js";
+
+/** A run as stored: the wire record plus the queue's bookkeeping. */
+export interface RunRecord {
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RunStatus;
+  metadata: JsonObject;
+  kwargs: RunKwargs;
+  multitask_strategy: MultitaskStrategy;
+  /** Attempts started so far (incremented at each claim). */
+  attempt: number;
+  /** Epoch ms before which the run may not start (`after_seconds`). */
+  available_at: number;
+  /** Error of a failed run: `{error, message}`. */
+  error: { error: string; message: string } | null;
+}
+
+/** A run handed to a worker, with the fencing token every later write must present. */
+export interface ClaimedRun {
+  run: RunRecord;
+  token: string;
+}
+
+/** Fields of a run to insert (status `pending`, attempt 0). */
+export type NewRun = Omit<RunRecord, "status" | "attempt" | "error" | "updated_at">;
+
+/** What `runs.create` should do about the thread. */
+export interface CreateRunRequest {
+  run: NewRun;
+  /** Create the thread when it does not exist (`if_not_exists: create`) instead of a 404. */
+  createThreadIfMissing: boolean;
+  /** Graph and assistant the thread is now bound to (merged into its metadata). */
+  threadMetadata: JsonObject;
+  /** The multitask policy, asked inside the same transaction that inserts the run. */
+  decide: (active: ActiveRun[]) => MultitaskDecision;
+}
+
+/** The inserted run and the active runs it displaced. */
+export interface CreateRunResult {
+  run: RunRecord;
+  displaced: Displacement[];
+}
+
+/** How a run ended, with what the thread should now show. */
+export interface RunCompletion {
+  runId: string;
+  token: string;
+  status: Exclude<RunStatus, "pending" | "running">;
+  error: { error: string; message: string } | null;
+  /** The thread's values/interrupts after the run, and whether its checkpoint has tasks left. */
+  thread: { values: unknown; interrupts: JsonObject; hasNext: boolean } | null;
+  /** Rollback: delete the run record instead of keeping it. */
+  deleteRun?: boolean;
+}
+
+/** Runs whose owner vanished, put back in the queue or failed for good. */
+export interface RecoveryReport {
+  requeued: string[];
+  failed: string[];
+}
+
+/** Threads: the conversation containers. */
+export interface ThreadStore {
+  /** Inserts a thread; with `ifExists: "do_nothing"` returns the existing one instead of a 409. */
+  create(thread: Thread, ifExists: "raise" | "do_nothing"): Promise<Thread>;
+  get(threadId: string): Promise<Thread | undefined>;
+}
+
+/** Runs and the durable run queue: the run record is the queue item. */
+export interface RunStore {
+  /** Atomically: check the thread, apply the multitask decision, insert the run, mark the thread busy. */
+  create(request: CreateRunRequest): Promise<CreateRunResult>;
+  get(threadId: string, runId: string): Promise<RunRecord | undefined>;
+  /** Newest first. */
+  list(
+    threadId: string,
+    options: { limit: number; offset: number; status?: RunStatus | undefined },
+  ): Promise<RunRecord[]>;
+  /** Claims the oldest runnable pending run whose thread has no running run; undefined when none. */
+  claimNext(owner: string, leaseMs: number, nowMs: number): Promise<ClaimedRun | undefined>;
+  /** Epoch ms of the earliest delayed pending run, if any (to arm a wake-up timer). */
+  nextAvailableAt(): Promise<number | undefined>;
+  /** Extends the lease; false when the token no longer owns the run. */
+  renewLease(runId: string, token: string, leaseMs: number, nowMs: number): Promise<boolean>;
+  /** Records the end of a run and recomputes its thread's status; false when the token is stale. */
+  complete(completion: RunCompletion): Promise<boolean>;
+  /** The cancellation asked of a running run, if any. */
+  cancelAction(runId: string): Promise<"interrupt" | "rollback" | undefined>;
+  /** Hands runs owned by `owner` back to the queue (graceful shutdown); not counted as an attempt. */
+  release(owner: string): Promise<string[]>;
+  /**
+   * Runs left `running` by an owner other than `liveOwner` whose lease expired (or all of them when
+   * `allForeign`, used at start-up when this process holds the data directory's lock): back to
+   * `pending`, or `error` once `maxAttempts` are spent.
+   */
+  recover(options: {
+    liveOwner: string;
+    nowMs: number;
+    maxAttempts: number;
+    allForeign: boolean;
+  }): Promise<RecoveryReport>;
+}
+
+/** Assistants (issue 2: the system assistant of each graph). */
+export interface AssistantStore {
+  /** Inserts or refreshes the system assistants at start-up. */
+  upsertSystem(assistants: Assistant[]): Promise<void>;
+  get(assistantId: string): Promise<Assistant | undefined>;
+  search(filter: {
+    graph_id?: string | null | undefined;
+    name?: string | null | undefined;
+    metadata?: JsonObject | null | undefined;
+    limit: number;
+    offset: number;
+    sort_by?: string | null | undefined;
+    sort_order?: "asc" | "desc" | null | undefined;
+  }): Promise<Assistant[]>;
+}
+
+/** Checkpoint housekeeping the LangGraph checkpointer interface does not offer. */
+export interface CheckpointAdmin {
+  /** The newest root checkpoint id of a thread, or null. */
+  latestCheckpointId(threadId: string): Promise<string | null>;
+  /** Deletes a thread's checkpoints (and their writes) newer than `afterCheckpointId` (all when null). */
+  deleteAfter(threadId: string, afterCheckpointId: string | null): Promise<void>;
+}
+
+/** The storage port: one backend (SQLite file now, PostgreSQL later) behind it. */
+export interface Storage {
+  threads: ThreadStore;
+  runs: RunStore;
+  assistants: AssistantStore;
+  close(): Promise<void>;
+}
+
+/** Thread status values accepted by the stores. */
+export type { ThreadStatus };

@@ -1,0 +1,16 @@
+import { Command } from "commander";
+import { registerDevCommand } from "./commands/dev.js";
+import { CLI_VERSION } from "./version.js";
+
+/** Runs the `berth` command line; resolves with an exit code for one-shot commands. */
+export async function main(argv: string[]): Promise<number | undefined> {
+  const program = new Command()
+    .name("berth")
+    .description("Berth: deploy and run LangGraph agents on your own machines.")
+    .version(CLI_VERSION)
+    .showHelpAfterError()
+    .configureHelp({ sortSubcommands: true });
+  registerDevCommand(program);
+  await program.parseAsync(argv);
+  return undefined;
+}

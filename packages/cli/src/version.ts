@@ -1,0 +1,2 @@
+/** The CLI's version. */
+export const CLI_VERSION = "0.1.0";

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { JsonObject, MultitaskStrategy, RunStatus, StreamMode, Uuid } from "./common.js";
+
+const NodeList = z.union([z.literal("*"), z.array(z.string())]);
+
+/** `command` of a run: resume an interrupt, update state, or jump to a node. */
+export const RunCommand = z.object({
+  resume: z.unknown().optional(),
+  update: z.unknown().optional(),
+  goto: z.unknown().optional(),
+});
+
+/** `POST /threads/{thread_id}/runs` (and the stream/wait variants). */
+export const RunCreateStateful = z.object({
+  assistant_id: z.string().min(1),
+  input: z.unknown().optional(),
+  command: RunCommand.nullish(),
+  metadata: JsonObject.nullish(),
+  config: JsonObject.nullish(),
+  context: JsonObject.nullish(),
+  checkpoint_id: z.string().nullish(),
+  checkpoint: JsonObject.nullish(),
+  stream_mode: z.union([StreamMode, z.array(StreamMode)]).nullish(),
+  stream_subgraphs: z.boolean().nullish(),
+  stream_resumable: z.boolean().nullish(),
+  interrupt_before: NodeList.nullish(),
+  interrupt_after: NodeList.nullish(),
+  webhook: z.url({ protocol: /^https?$/ }).nullish(),
+  multitask_strategy: MultitaskStrategy.nullish(),
+  if_not_exists: z.enum(["reject", "create"]).nullish(),
+  after_seconds: z.number().min(0).max(31_536_000).nullish(),
+  on_disconnect: z.enum(["cancel", "continue"]).nullish(),
+  feedback_keys: z.array(z.string()).nullish(),
+  durability: z.enum(["sync", "async", "exit"]).nullish(),
+  checkpoint_during: z.boolean().nullish(),
+});
+export type RunCreateStateful = z.infer<typeof RunCreateStateful>;
+
+/** The `kwargs` block of a run record: what the run was asked to do. */
+export const RunKwargs = z.object({
+  input: z.unknown(),
+  command: z.unknown().nullable(),
+  config: JsonObject,
+  context: JsonObject.nullable(),
+  webhook: z.string().nullable(),
+  temporary: z.boolean(),
+  stream_mode: z.array(z.string()),
+  subgraphs: z.boolean(),
+  resumable: z.boolean(),
+  feedback_keys: z.array(z.string()).nullable(),
+  interrupt_before: NodeList.nullable(),
+  interrupt_after: NodeList.nullable(),
+  checkpoint_id: z.string().nullable().optional(),
+  checkpoint: JsonObject.nullable().optional(),
+});
+export type RunKwargs = z.infer<typeof RunKwargs>;
+
+/** The Run resource. */
+export const Run = z.object({
+  run_id: z.string(),
+  thread_id: z.string(),
+  assistant_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  status: RunStatus,
+  metadata: JsonObject,
+  kwargs: RunKwargs,
+  multitask_strategy: MultitaskStrategy,
+});
+export type Run = z.infer<typeof Run>;
+
+/** `GET /threads/{thread_id}/runs` query. */
+export const RunListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(10),
+  offset: z.coerce.number().int().min(0).default(0),
+  status: RunStatus.optional(),
+});
+
+/** Path parameters naming a run of a thread. */
+export const RunParams = z.object({ thread_id: Uuid, run_id: Uuid });

@@ -1,0 +1,4 @@
+export * from "./agent-server/assistants.js";
+export * from "./agent-server/common.js";
+export * from "./agent-server/runs.js";
+export * from "./agent-server/threads.js";

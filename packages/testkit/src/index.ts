@@ -1,0 +1,3 @@
+export { repoRoot } from "./paths.js";
+export { type SpawnedServer, spawnBerth } from "./spawn.js";
+export { makeTempDir } from "./temp.js";

@@ -1,0 +1,62 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { repoRoot } from "./paths.js";
+
+/** A `berth` process started by a test, with its URL and output. */
+export interface SpawnedServer {
+  url: string;
+  process: ChildProcess;
+  output(): string;
+  /** SIGTERM (graceful) or SIGKILL (crash), then wait for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const URL_LINE = /listening on (http:\/\/\S+)/i;
+
+/**
+ * Starts the built CLI (`packages/cli/bin/berth.js`) with `args` and resolves once it prints the
+ * URL it listens on. Rejects with its output if it exits or stays silent past `timeoutMs`.
+ */
+export function spawnBerth(
+  args: string[],
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
+): Promise<SpawnedServer> {
+  const bin = path.join(repoRoot, "packages/cli/bin/berth.js");
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, BERTH_LOG_LEVEL: "warn", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`berth ${args.join(" ")} printed no URL in time:\n${output}`));
+    }, options.timeoutMs ?? 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = output.match(URL_LINE);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({
+          url: match[1],
+          process: child,
+          output: () => output,
+          async stop(signal = "SIGTERM") {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`berth ${args.join(" ")} exited with ${code} before listening:\n${output}`));
+    });
+  });
+}
