@@ -84,6 +84,8 @@ export async function executeRun(args: {
   config: RunnableConfig;
   signal: AbortSignal;
   broker: StreamBroker;
+  /** Continue from the run's own last checkpoint (a re-attempt) instead of applying its input again. */
+  resume: boolean;
 }): Promise<ThreadAfterRun> {
   const { graph, run, config, signal, broker } = args;
   const requested = run.kwargs.stream_mode;
@@ -91,7 +93,7 @@ export async function executeRun(args: {
     ...new Set(requested.map((m) => NATIVE_MODES[m]).filter((m): m is string => m !== undefined)),
   ];
   if (modes.length === 0) modes.push("values");
-  const stream = await graph.stream(graphInput(run.kwargs), {
+  const stream = await graph.stream(args.resume ? null : graphInput(run.kwargs), {
     ...config,
     streamMode: modes,
     signal,

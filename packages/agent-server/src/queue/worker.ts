@@ -70,6 +70,11 @@ export async function processRun(
       };
     };
 
+    // A re-attempt whose input already reached a checkpoint resumes from there: applying the input
+    // again would duplicate it, and finished supersteps are not executed twice.
+    const resume =
+      run.attempt > 1 &&
+      (await graph.getState({ configurable: { thread_id: run.thread_id } })).metadata?.["run_id" as never] === run.run_id;
     let completion: Omit<RunCompletion, "runId" | "token">;
     try {
       controller.signal.throwIfAborted();
@@ -79,6 +84,7 @@ export async function processRun(
         config: runConfig,
         signal: controller.signal,
         broker: deps.broker,
+        resume,
       });
       completion = { status: "success", error: null, thread };
     } catch (error) {
