@@ -74,7 +74,8 @@ export async function processRun(
     // again would duplicate it, and finished supersteps are not executed twice.
     const resume =
       run.attempt > 1 &&
-      (await graph.getState({ configurable: { thread_id: run.thread_id } })).metadata?.["run_id" as never] === run.run_id;
+      (await graph.getState({ configurable: { thread_id: run.thread_id } })).metadata?.["run_id" as never] ===
+        run.run_id;
     let completion: Omit<RunCompletion, "runId" | "token">;
     try {
       controller.signal.throwIfAborted();

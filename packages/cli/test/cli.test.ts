@@ -1,0 +1,81 @@
+// The `berth` command as a user runs it: help, clear errors, busy ports.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { once } from "node:events";
+import fs from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { makeTempDir, repoRoot, spawnBerth } from "@berth/testkit";
+
+const bin = path.join(repoRoot, "packages/cli/bin/berth.js");
+const example = path.join(repoRoot, "examples/react-agent/graph.json");
+
+function berth(args: string[], cwd = repoRoot) {
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", timeout: 60_000 });
+  return { code: result.status, out: `${result.stdout}${result.stderr}` };
+}
+
+describe("berth CLI", () => {
+  const temp = makeTempDir();
+  after(() => temp.cleanup());
+
+  it("--help describes the commands and dev's options", () => {
+    const top = berth(["--help"]);
+    assert.equal(top.code, 0);
+    assert.match(top.out, /dev/);
+    const dev = berth(["dev", "--help"]);
+    assert.equal(dev.code, 0);
+    for (const option of ["--config", "--port", "--host", "--data-dir", "--n-jobs-per-worker"]) {
+      assert.match(dev.out, new RegExp(option));
+    }
+  });
+
+  it("a missing or invalid graph configuration is a clear error, not a stack trace", () => {
+    const missing = berth(["dev", "--port", "0", "--data-dir", temp.dir], temp.dir);
+    assert.equal(missing.code, 1);
+    assert.match(missing.out, /graph\.json.*does not exist/);
+    const bad = path.join(temp.dir, "bad.json");
+    fs.writeFileSync(bad, JSON.stringify({ graphs: { a: "./nope.ts:graph" } }));
+    const broken = berth(["dev", "--config", bad, "--port", "0", "--data-dir", path.join(temp.dir, "d2")]);
+    assert.equal(broken.code, 1);
+    assert.match(broken.out, /Cannot load graph "a".*does not exist/);
+  });
+
+  it("an explicit busy port is refused with a clear message", async () => {
+    const blocker = createServer().listen(0, "127.0.0.1");
+    await once(blocker, "listening");
+    after(() => blocker.close());
+    const port = (blocker.address() as { port: number }).port;
+    const result = berth([
+      "dev",
+      "--config",
+      example,
+      "--port",
+      String(port),
+      "--data-dir",
+      path.join(temp.dir, "d3"),
+    ]);
+    assert.equal(result.code, 1);
+    assert.match(result.out, new RegExp(`Port ${port} .* already in use`));
+  });
+
+  it("the default port moves to the next free one when taken, and says so", async () => {
+    // Port 2024 may already be taken on this machine; if it is free, take it here.
+    const blocker = createServer();
+    await new Promise<void>((resolve) => {
+      blocker.once("error", () => resolve());
+      blocker.listen(2024, "127.0.0.1", () => resolve());
+    });
+    after(() => blocker.close());
+    const server = await spawnBerth(["dev", "--config", example, "--data-dir", path.join(temp.dir, "d4")]);
+    try {
+      assert.match(server.output(), /Port 2024 is in use; listening on \d+ instead/);
+      assert.notEqual(new URL(server.url).port, "2024");
+      const ok = await fetch(`${server.url}/ok`);
+      assert.equal(ok.status, 200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
