@@ -24,11 +24,17 @@ describe("durability", () => {
           created.push({ thread: thread.thread_id, run: run.run_id, tag });
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const statuses = await Promise.all(created.map((c) => client.runs.get(c.thread, c.run)));
+      // Stop while some runs are running and others still wait behind them (polled, not timed).
+      let statuses: string[] = [];
+      for (let i = 0; i < 400 && !statuses.includes("running"); i += 1) {
+        statuses = (await Promise.all(created.map((c) => client.runs.get(c.thread, c.run)))).map(
+          (r) => r.status,
+        );
+        if (!statuses.includes("running")) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       assert.ok(
-        statuses.some((r) => r.status === "running") && statuses.some((r) => r.status === "pending"),
-        "some runs are running and some pending when the server stops",
+        statuses.includes("running") && statuses.includes("pending"),
+        `some runs are running and some pending when the server stops (${statuses.join(",")})`,
       );
       await first.stop(signal);
 
