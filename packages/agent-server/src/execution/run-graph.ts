@@ -7,6 +7,8 @@ import type { RunRecord } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
 import { interruptsByTask } from "./state.js";
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Server facts added to every run's metadata (reference §2.8). */
 export interface RunEnvironment {
   serverVersion: string;
@@ -102,6 +104,9 @@ export async function executeRun(args: {
     interruptAfter: run.kwargs.interrupt_after ?? undefined,
   });
   for await (const chunk of stream) {
+    // Storage calls resolve without real I/O, so concurrent runs could chain microtasks for
+    // hundreds of ms and starve the HTTP server (accepts, /ok): give the event loop a turn per step.
+    await yieldToEventLoop();
     if (!broker.hasSubscribers(run.run_id)) continue;
     const [namespace, mode, data] = (run.kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
       string[],

@@ -59,7 +59,6 @@ export async function processRun(
     if (await runs.cancelAction(run.run_id)) stop("cancel");
     const runConfig = runnableConfigFor(run, deps.env);
     const graphId = String((run.kwargs.config.configurable as Record<string, unknown>).graph_id);
-    const startCheckpoint = await deps.checkpoints.latestCheckpointId(run.thread_id);
     const graph = await deps.registry.getGraph(graphId, runConfig);
     const threadState = async (): Promise<ThreadAfterRun> => {
       const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id } });
@@ -97,7 +96,7 @@ export async function processRun(
       if (reason === "cancel") {
         const action = (await runs.cancelAction(run.run_id)) ?? "interrupt";
         if (action === "rollback") {
-          await deps.checkpoints.deleteAfter(run.thread_id, startCheckpoint);
+          await deps.checkpoints.deleteRunCheckpoints(run.thread_id, run.run_id);
           completion = { status: "interrupted", error: null, thread: await threadState(), deleteRun: true };
         } else {
           completion = { status: "interrupted", error: null, thread: await threadState() };

@@ -132,10 +132,8 @@ export interface AssistantStore {
 
 /** Checkpoint housekeeping the LangGraph checkpointer interface does not offer. */
 export interface CheckpointAdmin {
-  /** The newest root checkpoint id of a thread, or null. */
-  latestCheckpointId(threadId: string): Promise<string | null>;
-  /** Deletes a thread's checkpoints (and their writes) newer than `afterCheckpointId` (all when null). */
-  deleteAfter(threadId: string, afterCheckpointId: string | null): Promise<void>;
+  /** Deletes every checkpoint (and its writes) a run wrote on a thread, in every namespace: rollback. */
+  deleteRunCheckpoints(threadId: string, runId: string): Promise<void>;
 }
 
 /** The storage port: one backend (SQLite file now, PostgreSQL later) behind it. */

@@ -4,6 +4,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { mergeRunMetadata } from "../checkpoint-metadata.js";
 import type { CheckpointAdmin } from "../types.js";
+import { cacheStatements } from "./statement-cache.js";
 
 /** The official SQLite checkpointer, storing run context in checkpoint metadata. */
 export class BerthSqliteSaver extends SqliteSaver {
@@ -27,24 +28,23 @@ export function openSqliteCheckpointer(file: string): {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
+  cacheStatements(db);
   const saver = new BerthSqliteSaver(db);
   saver.init();
-  const latest = db.prepare<[string], { checkpoint_id: string }>(
-    "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
+  // The saver stores metadata as JSON text in a BLOB column; its own filters read it the same way.
+  const runCheckpoints =
+    "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND json_extract(CAST(metadata AS TEXT), '$.run_id') = ?";
+  const deleteWrites = db.prepare(
+    `DELETE FROM writes WHERE thread_id = ? AND checkpoint_id IN (${runCheckpoints})`,
   );
-  const deleteCheckpointsAfter = db.prepare(
-    "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id > ?",
+  const deleteCheckpoints = db.prepare(
+    `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id IN (${runCheckpoints})`,
   );
-  const deleteWritesAfter = db.prepare("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id > ?");
   const admin: CheckpointAdmin = {
-    async latestCheckpointId(threadId) {
-      return latest.get(threadId)?.checkpoint_id ?? null;
-    },
-    async deleteAfter(threadId, afterCheckpointId) {
-      // Checkpoint ids are uuid6: their text order is their creation order, in every namespace.
+    async deleteRunCheckpoints(threadId, runId) {
       db.transaction(() => {
-        deleteCheckpointsAfter.run(threadId, afterCheckpointId ?? "");
-        deleteWritesAfter.run(threadId, afterCheckpointId ?? "");
+        deleteWrites.run(threadId, threadId, runId);
+        deleteCheckpoints.run(threadId, threadId, runId);
       })();
     },
   };

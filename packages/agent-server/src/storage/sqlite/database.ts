@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { sqliteMigrations } from "./migrations.js";
 import type { AgentServerDb } from "./schema.js";
+import { cacheStatements } from "./statement-cache.js";
 
 /** Opens (creating if needed) the agent server's SQLite file and brings its schema up to date. */
 export async function openSqliteDatabase(
@@ -14,6 +15,7 @@ export async function openSqliteDatabase(
   raw.pragma("synchronous = NORMAL");
   raw.pragma("busy_timeout = 5000");
   raw.pragma("foreign_keys = ON");
+  cacheStatements(raw);
   const db = new Kysely<AgentServerDb>({ dialect: new SqliteDialect({ database: raw }) });
   const { error, results } = await new Migrator({ db, provider: sqliteMigrations }).migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
