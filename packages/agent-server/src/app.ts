@@ -4,12 +4,15 @@ import type { Logger } from "pino";
 import type { AgentServerConfig } from "./config.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { assistantRoutes } from "./http/routes/assistants.js";
+import { runStreamRoutes } from "./http/routes/run-streams.js";
 import { runRoutes } from "./http/routes/runs.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { threadRoutes } from "./http/routes/threads.js";
+import type { RunSignals } from "./queue/types.js";
 import type { AssistantService } from "./services/assistants.js";
 import type { RunService } from "./services/runs.js";
 import type { ThreadService } from "./services/threads.js";
+import type { StreamBroker } from "./stream/types.js";
 
 /** The services and facts the HTTP app is built from. */
 export interface AppDeps {
@@ -18,6 +21,8 @@ export interface AppDeps {
   assistants: AssistantService;
   threads: ThreadService;
   runs: RunService;
+  broker: StreamBroker;
+  signals: RunSignals;
   info: { version: string; langgraphVersion: string };
 }
 
@@ -44,5 +49,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(assistantRoutes(deps.assistants));
   await app.register(threadRoutes(deps.threads));
   await app.register(runRoutes(deps.runs));
+  await app.register(
+    runStreamRoutes({
+      runs: deps.runs,
+      broker: deps.broker,
+      signals: deps.signals,
+      heartbeatMs: deps.config.streamHeartbeatMs,
+      waitKeepAliveMs: deps.config.waitKeepAliveMs,
+    }),
+  );
   return app;
 }

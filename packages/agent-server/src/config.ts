@@ -26,6 +26,12 @@ export interface AgentServerConfig {
   readonly bodyLimitBytes: number;
   /** How long shutdown waits for running runs before handing them back to the queue. */
   readonly shutdownGraceMs: number;
+  /** Silence after which a stream gets a `: heartbeat` comment. */
+  readonly streamHeartbeatMs: number;
+  /** How long a resumable run's events stay replayable after it ends. */
+  readonly resumableStreamTtlMs: number;
+  /** Interval of the whitespace keep-alives a `/wait` response sends while the run goes on. */
+  readonly waitKeepAliveMs: number;
   readonly logLevel: string;
 }
 
@@ -77,6 +83,15 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     shutdownGraceMs:
       integer("BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS", env.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS ?? 10, 0, 3600) *
       1000,
+    streamHeartbeatMs: integer(
+      "BERTH_STREAM_HEARTBEAT_MS",
+      env.BERTH_STREAM_HEARTBEAT_MS ?? 5_000,
+      50,
+      600_000,
+    ),
+    resumableStreamTtlMs:
+      integer("RESUMABLE_STREAM_TTL_SECONDS", env.RESUMABLE_STREAM_TTL_SECONDS ?? 120, 1, 86_400) * 1000,
+    waitKeepAliveMs: integer("BERTH_WAIT_KEEPALIVE_MS", env.BERTH_WAIT_KEEPALIVE_MS ?? 1_000, 50, 600_000),
     logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
   });
 }

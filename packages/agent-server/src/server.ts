@@ -57,7 +57,8 @@ export async function startAgentServer(
     await backend.storage.assistants.upsertSystem(registry.systemAssistants(new Date().toISOString()));
 
     const signals = new MemoryRunSignals();
-    const broker = new MemoryStreamBroker();
+    const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
+    cleanups.push(() => broker.close());
     const assistants = new AssistantService(backend.storage.assistants, registry);
     const threads = new ThreadService(backend.storage.threads, registry);
     const runs = new RunService({
@@ -66,6 +67,7 @@ export async function startAgentServer(
       assistants,
       registry,
       signals,
+      broker,
     });
     const langgraphVersion = readPackageVersion("@langchain/langgraph/package.json");
     const app = await buildApp({
@@ -74,6 +76,8 @@ export async function startAgentServer(
       assistants,
       threads,
       runs,
+      broker,
+      signals,
       info: { version: AGENT_SERVER_VERSION, langgraphVersion },
     });
     const url = await listen(app, config, options.onPortMoved);
@@ -83,6 +87,7 @@ export async function startAgentServer(
     const workerDeps = {
       ...backend,
       runs: backend.storage.runs,
+      threads: backend.storage.threads,
       registry,
       signals,
       broker,

@@ -15,7 +15,7 @@ export function printDevBanner(server: AgentServer, dataDir: string): void {
     `      -d '{"assistant_id":"${graph}","input":{"messages":[{"role":"user","content":"What is 6 * 7?"}]}}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).run_id')`,
     `    curl -s ${server.url}/threads/$T/runs/$R/join`,
     "",
-    '  From TypeScript: new Client({ apiUrl: "' + server.url + '" }) from @langchain/langgraph-sdk',
+    `  From TypeScript: new Client({ apiUrl: "${server.url}" }) from @langchain/langgraph-sdk`,
     "  Stop with Ctrl+C.",
     "",
   ];

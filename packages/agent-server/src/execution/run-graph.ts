@@ -6,6 +6,7 @@ import type { RunnableGraph } from "../graphs/registry.js";
 import type { RunRecord } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
 import { interruptsByTask } from "./state.js";
+import { nativeModes, StreamEventMapper } from "./stream-modes.js";
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -22,17 +23,6 @@ export interface ThreadAfterRun {
   interrupts: Record<string, unknown[]>;
   hasNext: boolean;
 }
-
-const NATIVE_MODES: Record<string, string | undefined> = {
-  values: "values",
-  updates: "updates",
-  debug: "debug",
-  custom: "custom",
-  tasks: "tasks",
-  checkpoints: "checkpoints",
-  messages: "messages",
-  "messages-tuple": "messages",
-};
 
 /** The LangGraph config of a run: its recorded config plus run-time facts. */
 export function runnableConfigFor(run: RunRecord, env: RunEnvironment): RunnableConfig {
@@ -90,16 +80,13 @@ export async function executeRun(args: {
   resume: boolean;
 }): Promise<ThreadAfterRun> {
   const { graph, run, config, signal, broker } = args;
-  const requested = run.kwargs.stream_mode;
-  const modes = [
-    ...new Set(requested.map((m) => NATIVE_MODES[m]).filter((m): m is string => m !== undefined)),
-  ];
-  if (modes.length === 0) modes.push("values");
+  const mapper = new StreamEventMapper(run.kwargs.stream_mode);
   const stream = await graph.stream(args.resume ? null : graphInput(run.kwargs), {
     ...config,
-    streamMode: modes,
+    streamMode: nativeModes(run.kwargs.stream_mode),
     signal,
-    subgraphs: run.kwargs.subgraphs,
+    // Always ask for namespaces: subgraph events are only forwarded when the run asked for them.
+    subgraphs: true,
     interruptBefore: run.kwargs.interrupt_before ?? undefined,
     interruptAfter: run.kwargs.interrupt_after ?? undefined,
   });
@@ -107,14 +94,10 @@ export async function executeRun(args: {
     // Storage calls resolve without real I/O, so concurrent runs could chain microtasks for
     // hundreds of ms and starve the HTTP server (accepts, /ok): give the event loop a turn per step.
     await yieldToEventLoop();
-    if (!broker.hasSubscribers(run.run_id)) continue;
-    const [namespace, mode, data] = (run.kwargs.subgraphs ? chunk : [[], ...(chunk as unknown[])]) as [
-      string[],
-      string,
-      unknown,
-    ];
-    const name = namespace.length > 0 ? `${mode}|${namespace.join("|")}` : mode;
-    broker.publish(run.run_id, { event: name, data: toWire(data) });
+    if (!broker.wanted(run.run_id)) continue;
+    const [namespace, mode, data] = chunk as [string[], string, unknown];
+    if (namespace.length > 0 && !run.kwargs.subgraphs) continue;
+    for (const out of mapper.map(namespace, mode, data)) broker.publish(run.run_id, out.event, out.data);
   }
   const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id } });
   return {

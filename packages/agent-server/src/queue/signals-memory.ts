@@ -1,5 +1,4 @@
-import type { RunStatus } from "@berth/schemas";
-import type { RunSignals } from "./types.js";
+import type { RunOutcome, RunSignals } from "./types.js";
 
 type Listener<T> = (value: T) => void;
 
@@ -37,7 +36,7 @@ class KeyedListeners<T> {
 export class MemoryRunSignals implements RunSignals {
   private readonly doorbell = new Set<() => void>();
   private readonly cancels = new KeyedListeners<void>();
-  private readonly ends = new KeyedListeners<RunStatus | "deleted">();
+  private readonly ends = new KeyedListeners<RunOutcome>();
 
   ringDoorbell(): void {
     for (const listener of this.doorbell) listener();
@@ -56,11 +55,11 @@ export class MemoryRunSignals implements RunSignals {
     return this.cancels.add(runId, listener);
   }
 
-  runEnded(runId: string, status: RunStatus | "deleted"): void {
-    this.ends.emit(runId, status);
+  runEnded(runId: string, outcome: RunOutcome): void {
+    this.ends.emit(runId, outcome);
   }
 
-  onRunEnded(runId: string, listener: (status: RunStatus | "deleted") => void): () => void {
+  onRunEnded(runId: string, listener: (outcome: RunOutcome) => void): () => void {
     return this.ends.add(runId, listener);
   }
 

@@ -1,5 +1,12 @@
 import type { RunStatus } from "@berth/schemas";
 
+/** How a run ended, as its waiters learn it. `values` are the thread's values after the run. */
+export interface RunOutcome {
+  status: RunStatus | "deleted";
+  values?: unknown;
+  error?: { error: string; message: string } | null;
+}
+
 /**
  * Signals between API handlers and queue workers. In-process for the embedded server; a Redis or
  * NOTIFY adapter carries them between processes. Losing a signal only delays work: the database
@@ -13,6 +20,6 @@ export interface RunSignals {
   cancel(runId: string): void;
   onCancel(runId: string, listener: () => void): () => void;
   /** A run reached a terminal status (or was deleted by a rollback). */
-  runEnded(runId: string, status: RunStatus | "deleted"): void;
-  onRunEnded(runId: string, listener: (status: RunStatus | "deleted") => void): () => void;
+  runEnded(runId: string, outcome: RunOutcome): void;
+  onRunEnded(runId: string, listener: (outcome: RunOutcome) => void): () => void;
 }

@@ -9,9 +9,9 @@ import {
 } from "../execution/run-graph.js";
 import { interruptsByTask } from "../execution/state.js";
 import type { GraphRegistry } from "../graphs/registry.js";
-import type { CheckpointAdmin, ClaimedRun, RunCompletion, RunStore } from "../storage/types.js";
+import type { CheckpointAdmin, ClaimedRun, RunCompletion, RunStore, ThreadStore } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
-import type { RunSignals } from "./types.js";
+import type { RunOutcome, RunSignals } from "./types.js";
 
 /** Why a run's execution was stopped before the graph finished. */
 export type StopReason = "cancel" | "timeout" | "shutdown" | "lease-lost";
@@ -19,6 +19,7 @@ export type StopReason = "cancel" | "timeout" | "shutdown" | "lease-lost";
 /** What a worker needs; built once by the composition root. */
 export interface WorkerDeps {
   runs: RunStore;
+  threads: ThreadStore;
   checkpoints: CheckpointAdmin;
   registry: GraphRegistry;
   signals: RunSignals;
@@ -53,7 +54,8 @@ export async function processRun(
   }, config.heartbeatMs);
   const timeout = setTimeout(() => stop("timeout"), config.runTimeoutMs);
 
-  let ended: RunCompletion["status"] | "deleted" | null = null;
+  let ended: RunOutcome | null = null;
+  deps.broker.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: run.attempt });
   try {
     // A displacement may have been recorded between the claim and the subscription above.
     if (await runs.cancelAction(run.run_id)) stop("cancel");
@@ -118,27 +120,39 @@ export async function processRun(
         };
       }
     }
+    if (completion.error) deps.broker.publish(run.run_id, "error", completion.error);
     const applied = await runs.complete({ runId: run.run_id, token, ...completion });
-    if (applied) ended = completion.deleteRun ? "deleted" : completion.status;
-    else log.warn("run completion ignored: its lease was taken over");
+    if (applied) {
+      ended = {
+        status: completion.deleteRun ? "deleted" : completion.status,
+        values: completion.thread?.values ?? null,
+        error: completion.error,
+      };
+      if (run.kwargs.temporary) await deleteTemporaryThread(run.thread_id, deps);
+    } else log.warn("run completion ignored: its lease was taken over");
   } catch (error) {
     // The graph could not even start (unknown graph, factory failure, storage error).
     const err = error instanceof Error ? error : new Error(String(error));
     log.error({ err }, "run could not be executed");
+    const failure = { error: err.name || "Error", message: err.message };
+    deps.broker.publish(run.run_id, "error", failure);
     const applied = await runs
-      .complete({
-        runId: run.run_id,
-        token,
-        status: "error",
-        error: { error: err.name || "Error", message: err.message },
-        thread: null,
-      })
+      .complete({ runId: run.run_id, token, status: "error", error: failure, thread: null })
       .catch(() => false);
-    if (applied) ended = "error";
+    if (applied) ended = { status: "error", error: failure };
   } finally {
     clearInterval(heartbeat);
     clearTimeout(timeout);
     unsubscribeCancel();
-    if (ended) signals.runEnded(run.run_id, ended);
+    if (ended) {
+      deps.broker.end(run.run_id);
+      signals.runEnded(run.run_id, ended);
+    }
   }
+}
+
+/** A stateless run's thread (and its checkpoints) go once the run has ended. */
+async function deleteTemporaryThread(threadId: string, deps: WorkerDeps): Promise<void> {
+  await deps.threads.delete(threadId);
+  await deps.checkpoints.deleteThread(threadId);
 }

@@ -1,11 +1,18 @@
-import type { MultitaskStrategy, Run, RunCreateStateful, RunStatus } from "@berth/schemas";
+import type {
+  MultitaskStrategy,
+  Run,
+  RunCreateStateful,
+  RunCreateStateless,
+  RunStatus,
+} from "@berth/schemas";
 import { v7 as uuidv7 } from "uuid";
 import { buildRunRecord, type RunCaller } from "../domain/run-record.js";
-import { NotFoundError, ValidationError } from "../errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { decideMultitask } from "../queue/multitask.js";
-import type { RunSignals } from "../queue/types.js";
+import type { RunOutcome, RunSignals } from "../queue/types.js";
 import type { RunRecord, RunStore, ThreadStore } from "../storage/types.js";
+import type { StreamBroker } from "../stream/types.js";
 import type { AssistantService } from "./assistants.js";
 
 /** The strategy a run gets when its request names none (docs/decisions.md). */
@@ -30,7 +37,12 @@ export function toRunWire(run: RunRecord): Run {
   };
 }
 
-/** Run use cases: create (with double-texting), read, list, join. */
+/** Hooks a caller runs between the insert and the doorbell (so it cannot miss the run's first event). */
+export interface CreateHooks {
+  onCreated?: (run: RunRecord) => void;
+}
+
+/** Run use cases: create (with double-texting), read, list, join, cancel, delete. */
 export class RunService {
   constructor(
     private readonly deps: {
@@ -39,11 +51,45 @@ export class RunService {
       assistants: AssistantService;
       registry: GraphRegistry;
       signals: RunSignals;
+      broker: StreamBroker;
     },
   ) {}
 
-  async createForThread(threadId: string, body: RunCreateStateful, caller: RunCaller): Promise<RunRecord> {
-    const { runs, threads, signals, registry } = this.deps;
+  async createForThread(
+    threadId: string,
+    body: RunCreateStateful,
+    caller: RunCaller,
+    hooks: CreateHooks = {},
+  ): Promise<RunRecord> {
+    return this.create(
+      threadId,
+      body,
+      caller,
+      { temporary: false, createThread: body.if_not_exists === "create" },
+      hooks,
+    );
+  }
+
+  /** A run on a new temporary thread, deleted after the run unless `on_completion` is `keep`. */
+  createStateless(body: RunCreateStateless, caller: RunCaller, hooks: CreateHooks = {}): Promise<RunRecord> {
+    const { on_completion, ...rest } = body;
+    return this.create(
+      uuidv7(),
+      { ...rest, multitask_strategy: null, if_not_exists: "create" },
+      caller,
+      { temporary: (on_completion ?? "delete") === "delete", createThread: true },
+      hooks,
+    );
+  }
+
+  private async create(
+    threadId: string,
+    body: RunCreateStateful,
+    caller: RunCaller,
+    options: { temporary: boolean; createThread: boolean },
+    hooks: CreateHooks,
+  ): Promise<RunRecord> {
+    const { runs, threads, signals, registry, broker } = this.deps;
     const assistant = await this.deps.assistants.get(body.assistant_id);
     if (!registry.has(assistant.graph_id)) {
       throw new NotFoundError(
@@ -53,9 +99,8 @@ export class RunService {
     if (body.command && body.input !== undefined && body.input !== null) {
       throw new ValidationError("A run takes either input or command, not both");
     }
-    const createThreadIfMissing = body.if_not_exists === "create";
-    const thread = await threads.get(threadId);
-    if (!thread && !createThreadIfMissing) throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    const thread = options.createThread ? undefined : await threads.get(threadId);
+    if (!thread && !options.createThread) throw new NotFoundError(`Thread with ID ${threadId} not found`);
     const run = buildRunRecord({
       runId: uuidv7(),
       threadId,
@@ -64,22 +109,30 @@ export class RunService {
       body,
       caller,
       defaultStrategy: DEFAULT_MULTITASK_STRATEGY,
-      temporary: false,
+      temporary: options.temporary,
       nowMs: Date.now(),
     });
     const strategy = run.multitask_strategy;
     const result = await runs.create({
       run,
-      createThreadIfMissing,
+      createThreadIfMissing: options.createThread,
       threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
       decide: (active) => decideMultitask(strategy, active),
     });
     for (const displaced of result.displaced) {
       if (displaced.status === "running") signals.cancel(displaced.run_id);
-      else signals.runEnded(displaced.run_id, displaced.action === "rollback" ? "deleted" : "interrupted");
+      else this.ended(displaced.run_id, displaced.action === "rollback" ? "deleted" : "interrupted");
     }
+    broker.open(result.run.run_id, { resumable: result.run.kwargs.resumable });
+    hooks.onCreated?.(result.run);
     signals.ringDoorbell();
     return result.run;
+  }
+
+  /** A run that ended without executing (cancelled or displaced while pending). */
+  private ended(runId: string, status: RunOutcome["status"]): void {
+    this.deps.broker.end(runId);
+    this.deps.signals.runEnded(runId, { status });
   }
 
   async get(threadId: string, runId: string): Promise<RunRecord> {
@@ -97,12 +150,36 @@ export class RunService {
     return this.deps.runs.list(threadId, options);
   }
 
+  /** The wire form of a run. */
+  toWire(run: RunRecord): Run {
+    return toRunWire(run);
+  }
+
+  /** A thread's current values (null when it has none or is gone). */
+  async threadValues(threadId: string): Promise<unknown> {
+    return (await this.deps.threads.get(threadId))?.values ?? null;
+  }
+
+  /** Whether a run has reached a terminal status (or no longer exists). */
+  async isOver(threadId: string, runId: string): Promise<boolean> {
+    const run = await this.deps.runs.get(threadId, runId);
+    return !run || TERMINAL.has(run.status);
+  }
+
   /**
    * Waits for the run to end (woken by the worker's signal, no polling) and returns the thread's
    * values. `signal` aborts the wait when the client goes away.
    */
   async join(threadId: string, runId: string, signal: AbortSignal): Promise<unknown> {
-    const { runs, signals, threads } = this.deps;
+    if (!(await this.deps.runs.get(threadId, runId))) throw new NotFoundError(`Run ${runId} not found`);
+    await this.waitUntilOver(threadId, runId, signal);
+    const thread = await this.deps.threads.get(threadId);
+    return thread?.values ?? null;
+  }
+
+  /** Resolves once the run is terminal or gone (or `signal` aborts). */
+  async waitUntilOver(threadId: string, runId: string, signal: AbortSignal): Promise<void> {
+    const { signals } = this.deps;
     let unsubscribe: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -110,10 +187,7 @@ export class RunService {
         unsubscribe = signals.onRunEnded(runId, () => resolve());
         signal.addEventListener("abort", () => resolve(), { once: true });
       });
-      for (let first = true; ; first = false) {
-        const run = await runs.get(threadId, runId);
-        if (!run && first) throw new NotFoundError(`Run ${runId} not found`);
-        if (!run || TERMINAL.has(run.status) || signal.aborted) break;
+      while (!signal.aborted && !(await this.isOver(threadId, runId))) {
         // The signal ends the wait at once; the re-check only covers a signal lost between processes.
         await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, JOIN_RECHECK_MS)))]);
         clearTimeout(timer);
@@ -122,7 +196,30 @@ export class RunService {
       clearTimeout(timer);
       unsubscribe?.();
     }
-    const thread = await threads.get(threadId);
-    return thread?.values ?? null;
+  }
+
+  /** Cancels runs of a thread; with `wait`, returns once they have ended. */
+  async cancel(
+    threadId: string,
+    runIds: string[],
+    options: { action: "interrupt" | "rollback"; wait: boolean; signal: AbortSignal },
+  ): Promise<void> {
+    const results = await this.deps.runs.cancel(threadId, runIds, options.action);
+    for (const result of results) {
+      if (result.outcome === "ended")
+        this.ended(result.run_id, options.action === "rollback" ? "deleted" : "interrupted");
+      else this.deps.signals.cancel(result.run_id);
+    }
+    if (options.wait) {
+      await Promise.all(results.map((r) => this.waitUntilOver(threadId, r.run_id, options.signal)));
+    }
+  }
+
+  /** Deletes a finished run; an active one must be cancelled first (409). */
+  async delete(threadId: string, runId: string): Promise<void> {
+    const outcome = await this.deps.runs.delete(threadId, runId);
+    if (outcome === "missing") throw new NotFoundError(`Run ${runId} not found`);
+    if (outcome === "active")
+      throw new ConflictError(`Run ${runId} is still active; cancel it before deleting it`);
   }
 }

@@ -66,6 +66,14 @@ export interface RunCompletion {
   deleteRun?: boolean;
 }
 
+/** What `cancel` did to one run. */
+export interface CancelResult {
+  run_id: string;
+  /** `ended`: a pending run was finished or deleted now; `signalled`: its worker must stop it. */
+  outcome: "ended" | "signalled";
+  action: "interrupt" | "rollback";
+}
+
 /** Runs whose owner vanished, put back in the queue or failed for good. */
 export interface RecoveryReport {
   requeued: string[];
@@ -77,6 +85,8 @@ export interface ThreadStore {
   /** Inserts a thread; with `ifExists: "do_nothing"` returns the existing one instead of a 409. */
   create(thread: Thread, ifExists: "raise" | "do_nothing"): Promise<Thread>;
   get(threadId: string): Promise<Thread | undefined>;
+  /** Deletes a thread and (by cascade) its runs; false when it did not exist. */
+  delete(threadId: string): Promise<boolean>;
 }
 
 /** Runs and the durable run queue: the run record is the queue item. */
@@ -97,6 +107,13 @@ export interface RunStore {
   renewLease(runId: string, token: string, leaseMs: number, nowMs: number): Promise<boolean>;
   /** Records the end of a run and recomputes its thread's status; false when the token is stale. */
   complete(completion: RunCompletion): Promise<boolean>;
+  /**
+   * Cancels runs of a thread: pending ones end now (`interrupted`, or deleted for rollback), running
+   * ones get the action recorded for their worker. Terminal runs are left alone. Returns what was done.
+   */
+  cancel(threadId: string, runIds: string[], action: "interrupt" | "rollback"): Promise<CancelResult[]>;
+  /** Deletes a run that is not active; "active" when it is pending or running. */
+  delete(threadId: string, runId: string): Promise<"deleted" | "active" | "missing">;
   /** The cancellation asked of a running run, if any. */
   cancelAction(runId: string): Promise<"interrupt" | "rollback" | undefined>;
   /** Hands runs owned by `owner` back to the queue (graceful shutdown); not counted as an attempt. */
@@ -134,6 +151,8 @@ export interface AssistantStore {
 export interface CheckpointAdmin {
   /** Deletes every checkpoint (and its writes) a run wrote on a thread, in every namespace: rollback. */
   deleteRunCheckpoints(threadId: string, runId: string): Promise<void>;
+  /** Deletes all of a thread's checkpoints. */
+  deleteThread(threadId: string): Promise<void>;
 }
 
 /** The storage port: one backend (SQLite file now, PostgreSQL later) behind it. */

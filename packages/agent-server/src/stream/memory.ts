@@ -1,30 +1,122 @@
-import type { RunStreamEvent, StreamBroker } from "./types.js";
+import type { RunStreamEvent, StreamBroker, StreamMessage } from "./types.js";
 
-/** Stream events within one process; nothing is buffered when nobody listens. */
+interface RunStream {
+  nextId: number;
+  resumable: boolean;
+  ended: boolean;
+  /** Kept only for resumable runs, bounded by `maxEvents`. */
+  events: RunStreamEvent[];
+  listeners: Set<(message: StreamMessage) => void>;
+  expiry: NodeJS.Timeout | undefined;
+}
+
+/** Stream events within one process; a resumable run's events are kept for `ttlMs` after it ends. */
 export class MemoryStreamBroker implements StreamBroker {
-  private readonly listeners = new Map<string, Set<(event: RunStreamEvent) => void>>();
+  private readonly runs = new Map<string, RunStream>();
 
-  hasSubscribers(runId: string): boolean {
-    return this.listeners.has(runId);
-  }
+  constructor(
+    private readonly options: { ttlMs: number; maxEvents: number } = { ttlMs: 120_000, maxEvents: 10_000 },
+  ) {}
 
-  publish(runId: string, event: RunStreamEvent): void {
-    const set = this.listeners.get(runId);
-    if (!set) return;
-    for (const listener of [...set]) listener(event);
-  }
-
-  subscribe(runId: string, listener: (event: RunStreamEvent) => void): () => void {
-    let set = this.listeners.get(runId);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(runId, set);
+  private entry(runId: string): RunStream {
+    let stream = this.runs.get(runId);
+    if (!stream) {
+      stream = {
+        nextId: 0,
+        resumable: false,
+        ended: false,
+        events: [],
+        listeners: new Set(),
+        expiry: undefined,
+      };
+      this.runs.set(runId, stream);
     }
-    set.add(listener);
+    return stream;
+  }
+
+  open(runId: string, options: { resumable: boolean }): void {
+    const stream = this.entry(runId);
+    stream.resumable = options.resumable;
+  }
+
+  wanted(runId: string): boolean {
+    const stream = this.runs.get(runId);
+    return stream !== undefined && !stream.ended && (stream.resumable || stream.listeners.size > 0);
+  }
+
+  publish(runId: string, event: string, data: unknown): void {
+    const stream = this.runs.get(runId);
+    if (!stream || stream.ended) return;
+    const message: RunStreamEvent = { id: String(stream.nextId++), event, data };
+    if (stream.resumable) {
+      stream.events.push(message);
+      if (stream.events.length > this.options.maxEvents) stream.events.shift();
+    }
+    for (const listener of [...stream.listeners]) listener({ kind: "event", event: message });
+  }
+
+  end(runId: string): void {
+    const stream = this.runs.get(runId);
+    if (!stream || stream.ended) {
+      // Nobody declared or watched it: remember the end briefly so a late subscriber is not left waiting.
+      if (!stream) this.runs.set(runId, { ...this.entry(runId), ended: true });
+      this.expire(runId);
+      return;
+    }
+    stream.ended = true;
+    for (const listener of [...stream.listeners]) listener({ kind: "end" });
+    stream.listeners.clear();
+    this.expire(runId);
+  }
+
+  private expire(runId: string): void {
+    const stream = this.runs.get(runId);
+    if (!stream) return;
+    clearTimeout(stream.expiry);
+    const ttl = stream.resumable ? this.options.ttlMs : Math.min(this.options.ttlMs, 5_000);
+    stream.expiry = setTimeout(() => this.runs.delete(runId), ttl);
+    stream.expiry.unref();
+  }
+
+  subscribe(
+    runId: string,
+    options: { lastEventId?: string | undefined },
+    listener: (message: StreamMessage) => void,
+  ): () => void {
+    const stream = this.entry(runId);
+    if (options.lastEventId !== undefined) {
+      const after = Number(options.lastEventId);
+      for (const event of stream.events) {
+        if (Number.isNaN(after) || Number(event.id) > after) listener({ kind: "event", event });
+      }
+    }
+    if (stream.ended) {
+      listener({ kind: "end" });
+      return () => {};
+    }
+    stream.listeners.add(listener);
     return () => {
-      const current = this.listeners.get(runId);
-      current?.delete(listener);
-      if (current?.size === 0) this.listeners.delete(runId);
+      stream.listeners.delete(listener);
+      // A live-only stream nobody watches any more holds nothing worth keeping.
+      if (
+        !stream.ended &&
+        !stream.resumable &&
+        stream.listeners.size === 0 &&
+        this.runs.get(runId) === stream
+      ) {
+        this.runs.delete(runId);
+      }
     };
+  }
+
+  /** Runs still held (leak checks in tests). */
+  get size(): number {
+    return this.runs.size;
+  }
+
+  /** Stops expiry timers (server shutdown). */
+  close(): void {
+    for (const stream of this.runs.values()) clearTimeout(stream.expiry);
+    this.runs.clear();
   }
 }

@@ -1,16 +1,33 @@
-/** One event of a run's stream: an SSE `event` name and its JSON payload. */
+/** One event of a run's stream: an SSE `event` name, its JSON payload and its per-run id. */
 export interface RunStreamEvent {
+  id: string;
   event: string;
   data: unknown;
 }
+
+/** What a subscriber receives: events, then one `end` once the run's stream is over. */
+export type StreamMessage = { kind: "event"; event: RunStreamEvent } | { kind: "end" };
 
 /**
  * Carries a run's events from the worker executing it to the clients streaming it. In-process for
  * the embedded server; Redis pub/sub when API and workers are separate processes.
  */
 export interface StreamBroker {
-  /** Whether anybody listens to the run: lets the worker skip serialising unwanted events. */
-  hasSubscribers(runId: string): boolean;
-  publish(runId: string, event: RunStreamEvent): void;
-  subscribe(runId: string, listener: (event: RunStreamEvent) => void): () => void;
+  /** Declares a run before it starts; a resumable run's events are kept for replay until `ttlMs` after it ends. */
+  open(runId: string, options: { resumable: boolean }): void;
+  /** Whether publishing is worth it: someone listens or the run is resumable. */
+  wanted(runId: string): boolean;
+  /** Appends an event (ids count from 0 per run). */
+  publish(runId: string, event: string, data: unknown): void;
+  /** The run's stream is over: subscribers get `end`, live buffers are freed. */
+  end(runId: string): void;
+  /**
+   * Listens to a run. With `lastEventId` ("-1" for all), a resumable run's kept events after that
+   * id are replayed first; a run whose stream already ended gets `end` at once.
+   */
+  subscribe(
+    runId: string,
+    options: { lastEventId?: string | undefined },
+    listener: (message: StreamMessage) => void,
+  ): () => void;
 }

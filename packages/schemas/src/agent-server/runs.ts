@@ -20,7 +20,13 @@ export const RunCreateStateful = z.object({
   context: JsonObject.nullish(),
   checkpoint_id: z.string().nullish(),
   checkpoint: JsonObject.nullish(),
-  stream_mode: z.union([StreamMode, z.array(StreamMode)]).nullish(),
+  stream_mode: z
+    .union([StreamMode, z.array(StreamMode)])
+    .nullish()
+    .refine((m) => m !== "events" && !(Array.isArray(m) && m.includes("events")), {
+      message:
+        'stream_mode "events" is not supported yet; use values, updates, messages, messages-tuple, debug, custom, tasks or checkpoints',
+    }),
   stream_subgraphs: z.boolean().nullish(),
   stream_resumable: z.boolean().nullish(),
   interrupt_before: NodeList.nullish(),
@@ -35,6 +41,39 @@ export const RunCreateStateful = z.object({
   checkpoint_during: z.boolean().nullish(),
 });
 export type RunCreateStateful = z.infer<typeof RunCreateStateful>;
+
+/** `POST /runs` (and stream/wait/batch): a run on a temporary thread. */
+export const RunCreateStateless = RunCreateStateful.omit({
+  multitask_strategy: true,
+  if_not_exists: true,
+}).extend({
+  on_completion: z.enum(["delete", "keep"]).nullish(),
+});
+export type RunCreateStateless = z.infer<typeof RunCreateStateless>;
+
+/** `POST /threads/{thread_id}/runs/{run_id}/cancel` query. */
+export const RunCancelQuery = z.object({
+  wait: z
+    .union([z.boolean(), z.enum(["0", "1", "true", "false"])])
+    .optional()
+    .transform((v) => v === true || v === "1" || v === "true"),
+  action: z.enum(["interrupt", "rollback"]).default("interrupt"),
+});
+
+/** `POST /runs/cancel` body. */
+export const RunCancelMany = z.object({
+  thread_id: Uuid,
+  run_ids: z.array(Uuid).min(1).max(1000),
+});
+
+/** `GET …/runs/{run_id}/stream` query. */
+export const RunJoinStreamQuery = z.object({
+  stream_mode: z.union([StreamMode, z.array(StreamMode)]).optional(),
+  cancel_on_disconnect: z
+    .union([z.boolean(), z.enum(["0", "1", "true", "false"])])
+    .optional()
+    .transform((v) => v === true || v === "1" || v === "true"),
+});
 
 /** The `kwargs` block of a run record: what the run was asked to do. */
 export const RunKwargs = z.object({

@@ -1,5 +1,13 @@
-import { RunCreateStateful, RunListQuery, RunParams, ThreadParams } from "@berth/schemas";
+import {
+  RunCancelMany,
+  RunCancelQuery,
+  RunCreateStateful,
+  RunListQuery,
+  RunParams,
+  ThreadParams,
+} from "@berth/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { type RunService, toRunWire } from "../../services/runs.js";
 
 /** `/threads/{thread_id}/runs` routes. */
@@ -37,6 +45,43 @@ export function runRoutes(runs: RunService): FastifyPluginAsyncZod {
         } finally {
           reply.raw.off("close", onClose);
         }
+      },
+    );
+    app.post(
+      "/threads/:thread_id/runs/:run_id/cancel",
+      { schema: { params: RunParams, querystring: RunCancelQuery } },
+      async (request, reply) => {
+        const { thread_id, run_id } = request.params;
+        await runs.get(thread_id, run_id);
+        const gone = new AbortController();
+        reply.raw.on("close", () => gone.abort());
+        await runs.cancel(thread_id, [run_id], { ...request.query, signal: gone.signal });
+        return reply.type("application/json").send("null");
+      },
+    );
+    app.post(
+      "/runs/cancel",
+      {
+        schema: {
+          body: RunCancelMany,
+          querystring: z.object({ action: z.enum(["interrupt", "rollback"]).default("interrupt") }),
+        },
+      },
+      async (request, reply) => {
+        await runs.cancel(request.body.thread_id, request.body.run_ids, {
+          action: request.query.action,
+          wait: false,
+          signal: new AbortController().signal,
+        });
+        return reply.code(204).send();
+      },
+    );
+    app.delete(
+      "/threads/:thread_id/runs/:run_id",
+      { schema: { params: RunParams } },
+      async (request, reply) => {
+        await runs.delete(request.params.thread_id, request.params.run_id);
+        return reply.code(204).send();
       },
     );
   };

@@ -41,6 +41,9 @@ export function openSqliteCheckpointer(file: string): {
     `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id IN (${runCheckpoints})`,
   );
   const admin: CheckpointAdmin = {
+    async deleteThread(threadId) {
+      await saver.deleteThread(threadId);
+    },
     async deleteRunCheckpoints(threadId, runId) {
       db.transaction(() => {
         deleteWrites.run(threadId, threadId, runId);

@@ -5,6 +5,7 @@ import { computeThreadStatus } from "../../domain/thread-status.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { BUSY_THREAD_MESSAGE } from "../../queue/multitask.js";
 import type {
+  CancelResult,
   ClaimedRun,
   CreateRunRequest,
   CreateRunResult,
@@ -269,6 +270,59 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  async cancel(
+    threadId: string,
+    runIds: string[],
+    action: "interrupt" | "rollback",
+  ): Promise<CancelResult[]> {
+    if (runIds.length === 0) return [];
+    return this.db.transaction().execute(async (trx) => {
+      const active = await trx
+        .selectFrom("runs")
+        .select(["run_id", "status"])
+        .where("thread_id", "=", threadId)
+        .where("run_id", "in", runIds)
+        .where("status", "in", ACTIVE)
+        .execute();
+      const now = new Date().toISOString();
+      const results: CancelResult[] = [];
+      let endedAny = false;
+      for (const run of active) {
+        if (run.status === "pending") {
+          if (action === "rollback") await trx.deleteFrom("runs").where("run_id", "=", run.run_id).execute();
+          else {
+            await trx
+              .updateTable("runs")
+              .set({ status: "interrupted", updated_at: now })
+              .where("run_id", "=", run.run_id)
+              .execute();
+          }
+          endedAny = true;
+          results.push({ run_id: run.run_id, outcome: "ended", action });
+        } else {
+          await trx
+            .updateTable("runs")
+            .set({ cancel_action: action, updated_at: now })
+            .where("run_id", "=", run.run_id)
+            .execute();
+          results.push({ run_id: run.run_id, outcome: "signalled", action });
+        }
+      }
+      // Cancelling a pending run can leave the thread with nothing to do.
+      if (endedAny)
+        await refreshThread(trx, threadId, now, { runErrored: false, thread: null, keepStatusIfIdle: true });
+      return results;
+    });
+  }
+
+  async delete(threadId: string, runId: string): Promise<"deleted" | "active" | "missing"> {
+    const run = await this.get(threadId, runId);
+    if (!run) return "missing";
+    if (run.status === "pending" || run.status === "running") return "active";
+    await this.db.deleteFrom("runs").where("run_id", "=", runId).where("thread_id", "=", threadId).execute();
+    return "deleted";
+  }
+
   async cancelAction(runId: string): Promise<"interrupt" | "rollback" | undefined> {
     const row = await this.db
       .selectFrom("runs")
@@ -357,7 +411,7 @@ async function refreshThread(
   trx: Db,
   threadId: string,
   now: string,
-  change: { runErrored: boolean; thread: RunCompletion["thread"] },
+  change: { runErrored: boolean; thread: RunCompletion["thread"]; keepStatusIfIdle?: boolean },
 ): Promise<void> {
   const others = await trx
     .selectFrom("runs")
@@ -365,11 +419,20 @@ async function refreshThread(
     .where("thread_id", "=", threadId)
     .where("status", "in", ACTIVE)
     .executeTakeFirstOrThrow();
-  const status = computeThreadStatus({
+  let status = computeThreadStatus({
     runErrored: change.runErrored,
     hasNext: change.thread?.hasNext ?? false,
     otherActiveRuns: Number(others.n),
   });
+  if (change.keepStatusIfIdle && status === "idle") {
+    // No run ended with a result: an interrupted or errored thread stays so; only `busy` clears.
+    const current = await trx
+      .selectFrom("threads")
+      .select("status")
+      .where("thread_id", "=", threadId)
+      .executeTakeFirst();
+    if (current && current.status !== "busy") status = current.status as typeof status;
+  }
   await trx
     .updateTable("threads")
     .set({

@@ -55,6 +55,11 @@ export class SqliteThreadStore implements ThreadStore {
     });
   }
 
+  async delete(threadId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom("threads").where("thread_id", "=", threadId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
   async get(threadId: string): Promise<Thread | undefined> {
     const row = await this.db
       .selectFrom("threads")
