@@ -17,7 +17,12 @@ export async function openSqliteDatabase(
   raw.pragma("foreign_keys = ON");
   cacheStatements(raw);
   const db = new Kysely<AgentServerDb>({ dialect: new SqliteDialect({ database: raw }) });
-  const { error, results } = await new Migrator({ db, provider: sqliteMigrations }).migrateToLatest();
+  // Unordered: features add their migrations independently (named by feature, not only by number).
+  const { error, results } = await new Migrator({
+    db,
+    provider: sqliteMigrations,
+    allowUnorderedMigrations: true,
+  }).migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
     await db.destroy();
