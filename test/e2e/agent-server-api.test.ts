@@ -1,10 +1,11 @@
 // Threads, assistants, system routes and error handling, through the SDK and raw HTTP.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { describe, it } from "node:test";
 import { systemAssistantId } from "@berth/agent-server";
-import { statusOf, useFixtureServer } from "./helpers.js";
+import { FIXTURE_CONFIG, statusOf, useFixtureServer } from "./helpers.js";
 
 const ctx = useFixtureServer();
 
@@ -103,7 +104,8 @@ describe("assistants", () => {
     assert.equal(byName.graph_id, "agent");
     assert.deepEqual(byName.metadata, { created_by: "system" });
     const all = await client.assistants.search({ limit: 100 });
-    assert.deepEqual(all.map((a) => a.graph_id).sort(), [
+    const graphs = Object.keys(JSON.parse(readFileSync(FIXTURE_CONFIG, "utf8")).graphs as object).sort();
+    assert.deepEqual(all.map((a) => a.graph_id).sort(), graphs);
       "agent",
       "builder",
       "echo",
