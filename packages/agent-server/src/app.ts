@@ -11,6 +11,7 @@ import { threadRoutes } from "./http/routes/threads.js";
 import type { RunSignals } from "./queue/types.js";
 import type { AssistantService } from "./services/assistants.js";
 import type { RunService } from "./services/runs.js";
+import type { ThreadStateService } from "./services/thread-state.js";
 import type { ThreadService } from "./services/threads.js";
 import type { StreamBroker } from "./stream/types.js";
 
@@ -20,6 +21,7 @@ export interface AppDeps {
   logger: Logger;
   assistants: AssistantService;
   threads: ThreadService;
+  threadState: ThreadStateService;
   runs: RunService;
   broker: StreamBroker;
   signals: RunSignals;
@@ -47,7 +49,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(systemRoutes(deps.info));
   await app.register(assistantRoutes(deps.assistants));
-  await app.register(threadRoutes(deps.threads));
+  await app.register(threadRoutes(deps.threads, deps.threadState));
   await app.register(runRoutes(deps.runs));
   await app.register(
     runStreamRoutes({

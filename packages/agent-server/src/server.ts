@@ -12,6 +12,7 @@ import { MemoryRunSignals } from "./queue/signals-memory.js";
 import { processRun } from "./queue/worker.js";
 import { AssistantService } from "./services/assistants.js";
 import { RunService } from "./services/runs.js";
+import { ThreadStateService } from "./services/thread-state.js";
 import { ThreadService } from "./services/threads.js";
 import { openSqliteBackend } from "./storage/sqlite/index.js";
 import { MemoryStreamBroker } from "./stream/memory.js";
@@ -60,7 +61,13 @@ export async function startAgentServer(
     const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
     cleanups.push(() => broker.close());
     const assistants = new AssistantService(backend.storage.assistants, registry);
-    const threads = new ThreadService(backend.storage.threads, registry);
+    const threads = new ThreadService(
+      backend.storage.threads,
+      backend.storage.runs,
+      backend.checkpoints,
+      signals,
+    );
+    const threadState = new ThreadStateService(backend.storage.threads, registry);
     const runs = new RunService({
       runs: backend.storage.runs,
       threads: backend.storage.threads,
@@ -75,6 +82,7 @@ export async function startAgentServer(
       logger,
       assistants,
       threads,
+      threadState,
       runs,
       broker,
       signals,

@@ -48,11 +48,16 @@ export function emptyThreadState(threadId: string): Record<string, unknown> {
 export async function toThreadState(
   graph: RunnableGraph,
   snapshot: StateSnapshot,
+  /** The parent's snapshot when the caller has it (history), null when there is none. */
+  parent?: StateSnapshot | null,
 ): Promise<Record<string, unknown>> {
   const metadata = { ...(toWire(snapshot.metadata ?? {}) as Record<string, unknown>) };
-  if (!("writes" in metadata)) metadata.writes = await stepWrites(graph, snapshot);
+  if (!("writes" in metadata)) {
+    metadata.writes =
+      parent === undefined ? await stepWrites(graph, snapshot) : parent ? writesOf(parent) : null;
+  }
   const checkpoint = checkpointRef(snapshot.config);
-  const parent = checkpointRef(snapshot.parentConfig);
+  const parentRef = checkpointRef(snapshot.parentConfig);
   return {
     values: toWire(snapshot.values) ?? {},
     next: snapshot.next,
@@ -69,9 +74,9 @@ export async function toThreadState(
     metadata,
     created_at: snapshot.createdAt ?? null,
     checkpoint,
-    parent_checkpoint: parent,
+    parent_checkpoint: parentRef,
     checkpoint_id: checkpoint?.checkpoint_id ?? null,
-    parent_checkpoint_id: parent?.checkpoint_id ?? null,
+    parent_checkpoint_id: parentRef?.checkpoint_id ?? null,
     interrupts: toWire(snapshot.tasks.flatMap((task) => task.interrupts)),
   };
 }
@@ -81,7 +86,11 @@ async function stepWrites(
   snapshot: StateSnapshot,
 ): Promise<Record<string, unknown> | null> {
   if (!snapshot.parentConfig) return null;
-  const parent = await graph.getState(snapshot.parentConfig);
+  return writesOf(await graph.getState(snapshot.parentConfig));
+}
+
+/** What the tasks of a snapshot wrote, by node: the `writes` of the checkpoint that follows it. */
+function writesOf(parent: StateSnapshot): Record<string, unknown> | null {
   const finished = parent.tasks.filter((task) => task.result !== undefined);
   if (finished.length === 0) return null;
   return Object.fromEntries(finished.map((task) => [task.name, toWire(task.result)]));

@@ -9,6 +9,11 @@ import type { GraphSpec } from "./spec.js";
 export interface RunnableGraph {
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
   getState(config: RunnableConfig, options?: { subgraphs?: boolean }): Promise<StateSnapshot>;
+  getStateHistory(
+    config: RunnableConfig,
+    options?: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> },
+  ): AsyncIterableIterator<StateSnapshot>;
+  updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
   checkpointer?: unknown;
 }
 
@@ -19,7 +24,11 @@ type Resolved =
 function isCompiled(value: unknown): value is RunnableGraph {
   const v = value as Record<string, unknown> | null;
   return (
-    typeof v === "object" && v !== null && typeof v.stream === "function" && typeof v.getState === "function"
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.stream === "function" &&
+    typeof v.getState === "function" &&
+    typeof v.updateState === "function"
   );
 }
 

@@ -1,15 +1,16 @@
-import type { Thread, ThreadCreate } from "@berth/schemas";
+import type { JsonObject, Thread, ThreadCount, ThreadCreate, ThreadSearch } from "@berth/schemas";
 import { v7 as uuidv7 } from "uuid";
 import { NotFoundError } from "../errors.js";
-import { emptyThreadState, toThreadState } from "../execution/state.js";
-import type { GraphRegistry } from "../graphs/registry.js";
-import type { ThreadStore } from "../storage/types.js";
+import type { RunSignals } from "../queue/types.js";
+import type { CheckpointAdmin, RunStore, ThreadStore } from "../storage/types.js";
 
 /** Thread use cases. */
 export class ThreadService {
   constructor(
     private readonly threads: ThreadStore,
-    private readonly registry: GraphRegistry,
+    private readonly runs: RunStore,
+    private readonly checkpoints: CheckpointAdmin,
+    private readonly signals: RunSignals,
   ) {}
 
   create(body: ThreadCreate): Promise<Thread> {
@@ -36,15 +37,52 @@ export class ThreadService {
     return thread;
   }
 
-  /** The thread's current state from its latest checkpoint (empty before its first run). */
-  async getState(threadId: string): Promise<Record<string, unknown>> {
-    const thread = await this.get(threadId);
-    const graphId = thread.metadata.graph_id;
-    if (typeof graphId !== "string" || !this.registry.has(graphId)) return emptyThreadState(threadId);
-    const config = { configurable: { thread_id: threadId } };
-    const graph = await this.registry.getGraph(graphId, config);
-    const snapshot = await graph.getState(config);
-    if (!snapshot.config?.configurable?.checkpoint_id) return emptyThreadState(threadId);
-    return toThreadState(graph, snapshot);
+  search(filter: ThreadSearch): Promise<Thread[]> {
+    return this.threads.search({
+      ...filter,
+      sortBy: filter.sort_by ?? "created_at",
+      sortOrder: filter.sort_order ?? "desc",
+    });
+  }
+
+  count(filter: ThreadCount): Promise<number> {
+    return this.threads.count(filter);
+  }
+
+  async patch(threadId: string, metadata: JsonObject): Promise<Thread> {
+    const thread = await this.threads.patch(threadId, metadata);
+    if (!thread) throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    return thread;
+  }
+
+  /** Deletes a thread with its runs and checkpoints; its active runs are stopped first. */
+  async delete(threadId: string): Promise<void> {
+    const active = await this.threads.activeRunIds(threadId);
+    if (active.length > 0) {
+      const results = await this.runs.cancel(threadId, active, "interrupt");
+      for (const r of results) if (r.outcome === "signalled") this.signals.cancel(r.run_id);
+    }
+    if (!(await this.threads.delete(threadId)))
+      throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    await this.checkpoints.deleteThread(threadId);
+  }
+
+  /** A new thread with the same metadata, values and checkpoints. */
+  async copy(threadId: string): Promise<Thread> {
+    const source = await this.get(threadId);
+    const now = new Date().toISOString();
+    const copy = await this.threads.create(
+      {
+        ...source,
+        thread_id: uuidv7(),
+        created_at: now,
+        updated_at: now,
+        state_updated_at: now,
+        status: source.status === "busy" ? "idle" : source.status,
+      },
+      "raise",
+    );
+    await this.checkpoints.copyThread(threadId, copy.thread_id);
+    return copy;
   }
 }

@@ -87,6 +87,28 @@ export interface ThreadStore {
   get(threadId: string): Promise<Thread | undefined>;
   /** Deletes a thread and (by cascade) its runs; false when it did not exist. */
   delete(threadId: string): Promise<boolean>;
+  /** Threads matching every given filter (metadata/values by JSON containment), sorted and paged. */
+  search(
+    filter: ThreadFilter & { limit: number; offset: number; sortBy: string; sortOrder: "asc" | "desc" },
+  ): Promise<Thread[]>;
+  count(filter: ThreadFilter): Promise<number>;
+  /** Merges metadata into the thread's; undefined when it does not exist. */
+  patch(threadId: string, metadata: JsonObject): Promise<Thread | undefined>;
+  /** Records the thread's state after a state update (values, interrupts, interrupted or idle). */
+  setState(
+    threadId: string,
+    state: { values: unknown; interrupts: JsonObject; hasNext: boolean },
+  ): Promise<void>;
+  /** Runs of the thread that are pending or running. */
+  activeRunIds(threadId: string): Promise<string[]>;
+}
+
+/** Filters of a thread search. */
+export interface ThreadFilter {
+  ids?: string[] | null | undefined;
+  metadata?: JsonObject | null | undefined;
+  values?: JsonObject | null | undefined;
+  status?: ThreadStatus | null | undefined;
 }
 
 /** Runs and the durable run queue: the run record is the queue item. */
@@ -153,6 +175,8 @@ export interface CheckpointAdmin {
   deleteRunCheckpoints(threadId: string, runId: string): Promise<void>;
   /** Deletes all of a thread's checkpoints. */
   deleteThread(threadId: string): Promise<void>;
+  /** Copies every checkpoint (and write) of a thread to another thread id. */
+  copyThread(fromThreadId: string, toThreadId: string): Promise<void>;
 }
 
 /** The storage port: one backend (SQLite file now, PostgreSQL later) behind it. */

@@ -40,7 +40,24 @@ export function openSqliteCheckpointer(file: string): {
   const deleteCheckpoints = db.prepare(
     `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id IN (${runCheckpoints})`,
   );
+  // A copy's checkpoint metadata names the new thread, so history filters by thread keep working.
+  const copyCheckpoints = db.prepare(
+    `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
+     SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint,
+            CAST(json_set(CAST(metadata AS TEXT), '$.thread_id', ?) AS BLOB)
+     FROM checkpoints WHERE thread_id = ?`,
+  );
+  const copyWrites = db.prepare(
+    `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
+     SELECT ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id = ?`,
+  );
   const admin: CheckpointAdmin = {
+    async copyThread(fromThreadId, toThreadId) {
+      db.transaction(() => {
+        copyCheckpoints.run(toThreadId, toThreadId, fromThreadId);
+        copyWrites.run(toThreadId, fromThreadId);
+      })();
+    },
     async deleteThread(threadId) {
       await saver.deleteThread(threadId);
     },

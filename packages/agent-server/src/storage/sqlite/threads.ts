@@ -1,8 +1,9 @@
-import type { Thread } from "@berth/schemas";
+import type { JsonObject, Thread } from "@berth/schemas";
 import type { Kysely, Selectable } from "kysely";
 import { ConflictError } from "../../errors.js";
-import type { ThreadStore } from "../types.js";
+import type { ThreadFilter, ThreadStore } from "../types.js";
 import { parseJson } from "./database.js";
+import { containsJson } from "./json-match.js";
 import type { AgentServerDb, ThreadsTable } from "./schema.js";
 
 /** Thread rows ↔ Thread records. */
@@ -60,6 +61,88 @@ export class SqliteThreadStore implements ThreadStore {
     return Number(result.numDeletedRows) > 0;
   }
 
+  async search(
+    filter: ThreadFilter & { limit: number; offset: number; sortBy: string; sortOrder: "asc" | "desc" },
+  ): Promise<Thread[]> {
+    const sortBy = filter.sortBy as keyof ThreadsTable;
+    const rows = await this.filtered(filter).orderBy(sortBy, filter.sortOrder).orderBy("thread_id").execute();
+    // Metadata and values filters are JSON containment, checked here (see docs/decisions.md).
+    return rows
+      .map(threadFromRow)
+      .filter((t) => matches(t, filter))
+      .slice(filter.offset, filter.offset + filter.limit);
+  }
+
+  async count(filter: ThreadFilter): Promise<number> {
+    if (!filter.metadata && !filter.values) {
+      const row = await this.filtered(filter)
+        .clearSelect()
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    }
+    return (await this.filtered(filter).execute()).map(threadFromRow).filter((t) => matches(t, filter))
+      .length;
+  }
+
+  private filtered(filter: ThreadFilter) {
+    let query = this.db.selectFrom("threads").selectAll();
+    if (filter.ids) query = query.where("thread_id", "in", filter.ids.length ? filter.ids : [""]);
+    if (filter.status) query = query.where("status", "=", filter.status);
+    return query;
+  }
+
+  async patch(threadId: string, metadata: JsonObject): Promise<Thread | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("threads")
+        .selectAll()
+        .where("thread_id", "=", threadId)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const thread = threadFromRow(row);
+      const updated = {
+        ...thread,
+        metadata: { ...thread.metadata, ...metadata },
+        updated_at: new Date().toISOString(),
+      };
+      await trx
+        .updateTable("threads")
+        .set({ metadata: JSON.stringify(updated.metadata), updated_at: updated.updated_at })
+        .where("thread_id", "=", threadId)
+        .execute();
+      return updated;
+    });
+  }
+
+  async setState(
+    threadId: string,
+    state: { values: unknown; interrupts: JsonObject; hasNext: boolean },
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    await this.db
+      .updateTable("threads")
+      .set({
+        values: JSON.stringify(state.values ?? null),
+        interrupts: JSON.stringify(state.interrupts),
+        status: state.hasNext ? "interrupted" : "idle",
+        state_updated_at: now,
+        updated_at: now,
+      })
+      .where("thread_id", "=", threadId)
+      .execute();
+  }
+
+  async activeRunIds(threadId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("runs")
+      .select("run_id")
+      .where("thread_id", "=", threadId)
+      .where("status", "in", ["pending", "running"])
+      .execute();
+    return rows.map((r) => r.run_id);
+  }
+
   async get(threadId: string): Promise<Thread | undefined> {
     const row = await this.db
       .selectFrom("threads")
@@ -68,4 +151,10 @@ export class SqliteThreadStore implements ThreadStore {
       .executeTakeFirst();
     return row ? threadFromRow(row) : undefined;
   }
+}
+
+function matches(thread: Thread, filter: ThreadFilter): boolean {
+  if (filter.metadata && !containsJson(thread.metadata, filter.metadata)) return false;
+  if (filter.values && !containsJson(thread.values, filter.values)) return false;
+  return true;
 }
