@@ -1,25 +1,133 @@
-import type { Assistant, AssistantSearch } from "@berth/schemas";
+import type { Assistant, AssistantCreate, AssistantPatch, AssistantSearch, JsonObject } from "@berth/schemas";
+import { v4 as uuidv4 } from "uuid";
 import { NotFoundError } from "../errors.js";
 import { systemAssistantId } from "../graphs/assistant-id.js";
-import type { GraphRegistry } from "../graphs/registry.js";
-import type { AssistantStore } from "../storage/types.js";
+import type { GraphRegistry, RunnableGraph } from "../graphs/registry.js";
+import { type GraphSchemas, graphSchemas } from "../graphs/schemas.js";
+import type { AssistantFilter, AssistantStore, AssistantVersion } from "../storage/types.js";
 
-/** Assistant lookups; an `assistant_id` may also be a graph id (its system assistant). */
+/** Assistant use cases; an `assistant_id` may also be a graph id (its system assistant). */
 export class AssistantService {
   constructor(
     private readonly assistants: AssistantStore,
     private readonly registry: GraphRegistry,
   ) {}
 
+  private idOf(idOrGraph: string): string {
+    return this.registry.has(idOrGraph) ? systemAssistantId(idOrGraph) : idOrGraph.toLowerCase();
+  }
+
   /** Resolves a uuid or a graph id to an assistant, or throws 404. */
   async get(idOrGraph: string): Promise<Assistant> {
-    const id = this.registry.has(idOrGraph) ? systemAssistantId(idOrGraph) : idOrGraph.toLowerCase();
-    const assistant = await this.assistants.get(id);
+    const assistant = await this.assistants.get(this.idOf(idOrGraph));
     if (!assistant) throw new NotFoundError(`Assistant ${idOrGraph} not found`);
     return assistant;
   }
 
+  async create(body: AssistantCreate): Promise<Assistant> {
+    this.requireGraph(body.graph_id);
+    const now = new Date().toISOString();
+    return this.assistants.create(
+      {
+        assistant_id: body.assistant_id?.toLowerCase() ?? uuidv4(),
+        graph_id: body.graph_id,
+        config: body.config ?? {},
+        context: body.context ?? {},
+        metadata: body.metadata ?? {},
+        name: body.name ?? "Untitled",
+        description: body.description ?? null,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      },
+      body.if_exists ?? "raise",
+    );
+  }
+
+  async patch(idOrGraph: string, body: AssistantPatch): Promise<Assistant> {
+    if (body.graph_id) this.requireGraph(body.graph_id);
+    const changes = Object.fromEntries(
+      Object.entries(body).filter(([, value]) => value !== undefined && value !== null),
+    );
+    const updated = await this.assistants.patch(this.idOf(idOrGraph), changes);
+    if (!updated) throw new NotFoundError(`Assistant ${idOrGraph} not found`);
+    return updated;
+  }
+
+  async delete(idOrGraph: string): Promise<string> {
+    const id = this.idOf(idOrGraph);
+    if (!(await this.assistants.delete(id))) throw new NotFoundError(`Assistant ${idOrGraph} not found`);
+    return id;
+  }
+
   search(filter: AssistantSearch): Promise<Assistant[]> {
     return this.assistants.search(filter);
+  }
+
+  count(filter: AssistantFilter): Promise<number> {
+    return this.assistants.count(filter);
+  }
+
+  async versions(
+    idOrGraph: string,
+    options: { metadata?: JsonObject | null | undefined; limit: number; offset: number },
+  ): Promise<AssistantVersion[]> {
+    const versions = await this.assistants.versions(this.idOf(idOrGraph), options);
+    if (versions.length === 0) await this.get(idOrGraph);
+    return versions;
+  }
+
+  async setLatest(idOrGraph: string, version: number): Promise<Assistant> {
+    const updated = await this.assistants.setLatest(this.idOf(idOrGraph), version);
+    if (!updated) throw new NotFoundError(`Assistant ${idOrGraph} has no version ${version}`);
+    return updated;
+  }
+
+  /** The compiled graph behind an assistant, built with its config. */
+  private async graphOf(idOrGraph: string): Promise<{ assistant: Assistant; graph: RunnableGraph }> {
+    const assistant = await this.get(idOrGraph);
+    this.requireGraph(assistant.graph_id);
+    const graph = await this.registry.getGraph(assistant.graph_id, {
+      configurable: { ...(assistant.config.configurable as object) },
+    });
+    return { assistant, graph };
+  }
+
+  /** The drawable graph: `{nodes, edges}`. */
+  async drawable(idOrGraph: string, xray: boolean | number): Promise<unknown> {
+    const { graph } = await this.graphOf(idOrGraph);
+    const drawable = await (
+      graph as unknown as { getGraphAsync(c: object): Promise<{ toJSON(): unknown }> }
+    ).getGraphAsync({ xray });
+    return drawable.toJSON();
+  }
+
+  async schemas(idOrGraph: string): Promise<GraphSchemas> {
+    const { assistant, graph } = await this.graphOf(idOrGraph);
+    return graphSchemas(assistant.graph_id, graph);
+  }
+
+  /** Schemas of the graph's subgraphs, by namespace. */
+  async subgraphs(
+    idOrGraph: string,
+    namespace: string | undefined,
+    recurse: boolean,
+  ): Promise<Record<string, unknown>> {
+    const { graph } = await this.graphOf(idOrGraph);
+    const found: Record<string, unknown> = {};
+    const iterable = (
+      graph as unknown as {
+        getSubgraphsAsync(ns?: string, recurse?: boolean): AsyncIterable<[string, RunnableGraph]>;
+      }
+    ).getSubgraphsAsync(namespace, recurse);
+    for await (const [ns, subgraph] of iterable) {
+      const { graph_id: _ignored, ...schemas } = graphSchemas(ns, subgraph);
+      found[ns] = schemas;
+    }
+    return found;
+  }
+
+  private requireGraph(graphId: string): void {
+    if (!this.registry.has(graphId)) throw new NotFoundError(`Graph ${graphId} not found`);
   }
 }

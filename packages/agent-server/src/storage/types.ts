@@ -153,20 +153,52 @@ export interface RunStore {
   }): Promise<RecoveryReport>;
 }
 
-/** Assistants (issue 2: the system assistant of each graph). */
+/** Filters of an assistant search. */
+export interface AssistantFilter {
+  graph_id?: string | null | undefined;
+  name?: string | null | undefined;
+  metadata?: JsonObject | null | undefined;
+}
+
+/** The fields of an assistant a version holds. */
+export type AssistantVersionFields = Pick<
+  Assistant,
+  "graph_id" | "config" | "context" | "metadata" | "name" | "description"
+>;
+
+/** One version of an assistant. */
+export type AssistantVersion = AssistantVersionFields & {
+  assistant_id: string;
+  version: number;
+  created_at: string;
+};
+
+/** Assistants, versioned: every change is a new version, and one version is the current one. */
 export interface AssistantStore {
-  /** Inserts or refreshes the system assistants at start-up. */
+  /** Inserts the system assistants at start-up when missing. */
   upsertSystem(assistants: Assistant[]): Promise<void>;
+  /** Inserts an assistant (version 1); with `ifExists: "do_nothing"` returns the existing one instead of a 409. */
+  create(assistant: Assistant, ifExists: "raise" | "do_nothing"): Promise<Assistant>;
   get(assistantId: string): Promise<Assistant | undefined>;
-  search(filter: {
-    graph_id?: string | null | undefined;
-    name?: string | null | undefined;
-    metadata?: JsonObject | null | undefined;
-    limit: number;
-    offset: number;
-    sort_by?: string | null | undefined;
-    sort_order?: "asc" | "desc" | null | undefined;
-  }): Promise<Assistant[]>;
+  /** Adds a version made of the current one with `changes` applied, and makes it current. */
+  patch(assistantId: string, changes: Partial<AssistantVersionFields>): Promise<Assistant | undefined>;
+  delete(assistantId: string): Promise<boolean>;
+  search(
+    filter: AssistantFilter & {
+      limit: number;
+      offset: number;
+      sort_by?: string | null | undefined;
+      sort_order?: "asc" | "desc" | null | undefined;
+    },
+  ): Promise<Assistant[]>;
+  count(filter: AssistantFilter): Promise<number>;
+  /** Versions, newest first. */
+  versions(
+    assistantId: string,
+    options: { metadata?: JsonObject | null | undefined; limit: number; offset: number },
+  ): Promise<AssistantVersion[]>;
+  /** Makes an existing version the current one; undefined when the assistant or version does not exist. */
+  setLatest(assistantId: string, version: number): Promise<Assistant | undefined>;
 }
 
 /** Checkpoint housekeeping the LangGraph checkpointer interface does not offer. */

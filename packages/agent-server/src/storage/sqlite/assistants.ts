@@ -1,9 +1,10 @@
-import type { Assistant } from "@berth/schemas";
-import type { Kysely, Selectable } from "kysely";
-import type { AssistantStore } from "../types.js";
+import type { Assistant, JsonObject } from "@berth/schemas";
+import type { Kysely, Selectable, Transaction } from "kysely";
+import { ConflictError } from "../../errors.js";
+import type { AssistantFilter, AssistantStore, AssistantVersion, AssistantVersionFields } from "../types.js";
 import { parseJson } from "./database.js";
 import { containsJson } from "./json-match.js";
-import type { AgentServerDb, AssistantsTable } from "./schema.js";
+import type { AgentServerDb, AssistantsTable, AssistantVersionsTable } from "./schema.js";
 
 function fromRow(row: Selectable<AssistantsTable>): Assistant {
   return {
@@ -20,32 +21,63 @@ function fromRow(row: Selectable<AssistantsTable>): Assistant {
   };
 }
 
-/** SQLite implementation of the assistant store. */
+function versionFromRow(row: Selectable<AssistantVersionsTable>): AssistantVersion {
+  return {
+    assistant_id: row.assistant_id,
+    version: row.version,
+    graph_id: row.graph_id,
+    config: parseJson(row.config),
+    context: parseJson(row.context),
+    metadata: parseJson(row.metadata),
+    name: row.name,
+    description: row.description,
+    created_at: row.created_at,
+  };
+}
+
+function fieldsToRow(fields: AssistantVersionFields) {
+  return {
+    graph_id: fields.graph_id,
+    config: JSON.stringify(fields.config),
+    context: JSON.stringify(fields.context),
+    metadata: JSON.stringify(fields.metadata),
+    name: fields.name,
+    description: fields.description,
+  };
+}
+
+type Trx = Transaction<AgentServerDb>;
+
+/** SQLite implementation of the versioned assistant store. */
 export class SqliteAssistantStore implements AssistantStore {
   constructor(private readonly db: Kysely<AgentServerDb>) {}
 
   async upsertSystem(assistants: Assistant[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       for (const a of assistants) {
-        await trx
-          .insertInto("assistants")
-          .values({
-            ...a,
-            config: JSON.stringify(a.config),
-            context: JSON.stringify(a.context),
-            metadata: JSON.stringify(a.metadata),
-          })
-          .onConflict((oc) =>
-            oc.column("assistant_id").doUpdateSet({
-              graph_id: a.graph_id,
-              config: JSON.stringify(a.config),
-              context: JSON.stringify(a.context),
-              name: a.name,
-              description: a.description,
-            }),
-          )
-          .execute();
+        const existing = await trx
+          .selectFrom("assistants")
+          .selectAll()
+          .where("assistant_id", "=", a.assistant_id)
+          .executeTakeFirst();
+        if (!existing) await insert(trx, a);
       }
+    });
+  }
+
+  async create(assistant: Assistant, ifExists: "raise" | "do_nothing"): Promise<Assistant> {
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx
+        .selectFrom("assistants")
+        .selectAll()
+        .where("assistant_id", "=", assistant.assistant_id)
+        .executeTakeFirst();
+      if (existing) {
+        if (ifExists === "do_nothing") return fromRow(existing);
+        throw new ConflictError(`Assistant ${assistant.assistant_id} already exists`);
+      }
+      await insert(trx, assistant);
+      return assistant;
     });
   }
 
@@ -58,12 +90,53 @@ export class SqliteAssistantStore implements AssistantStore {
     return row ? fromRow(row) : undefined;
   }
 
+  async patch(assistantId: string, changes: Partial<AssistantVersionFields>): Promise<Assistant | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("assistants")
+        .selectAll()
+        .where("assistant_id", "=", assistantId)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const current = fromRow(row);
+      const last = await trx
+        .selectFrom("assistant_versions")
+        .select((eb) => eb.fn.max("version").as("v"))
+        .where("assistant_id", "=", assistantId)
+        .executeTakeFirst();
+      const now = new Date().toISOString();
+      const next: Assistant = {
+        ...current,
+        ...changes,
+        // Metadata is merged, as the official server does; config and context are replaced.
+        metadata: { ...current.metadata, ...(changes.metadata ?? {}) },
+        version: Number(last?.v ?? current.version) + 1,
+        updated_at: now,
+      };
+      await trx
+        .insertInto("assistant_versions")
+        .values({ assistant_id: assistantId, version: next.version, created_at: now, ...fieldsToRow(next) })
+        .execute();
+      await trx
+        .updateTable("assistants")
+        .set({ ...fieldsToRow(next), version: next.version, updated_at: now })
+        .where("assistant_id", "=", assistantId)
+        .execute();
+      return next;
+    });
+  }
+
+  async delete(assistantId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom("assistants")
+      .where("assistant_id", "=", assistantId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
   async search(filter: Parameters<AssistantStore["search"]>[0]): Promise<Assistant[]> {
-    let query = this.db.selectFrom("assistants").selectAll();
-    if (filter.graph_id) query = query.where("graph_id", "=", filter.graph_id);
-    if (filter.name) query = query.where("name", "like", `%${filter.name.replace(/[\\%_]/g, "\\$&")}%`);
     const sortBy = (filter.sort_by ?? "created_at") as keyof AssistantsTable;
-    const rows = await query
+    const rows = await this.filtered(filter)
       .orderBy(sortBy, filter.sort_order ?? "desc")
       .orderBy("assistant_id")
       .execute();
@@ -73,4 +146,82 @@ export class SqliteAssistantStore implements AssistantStore {
       .filter((a) => !filter.metadata || containsJson(a.metadata, filter.metadata))
       .slice(filter.offset, filter.offset + filter.limit);
   }
+
+  async count(filter: AssistantFilter): Promise<number> {
+    const rows = await this.filtered(filter).execute();
+    return rows.map(fromRow).filter((a) => !filter.metadata || containsJson(a.metadata, filter.metadata))
+      .length;
+  }
+
+  private filtered(filter: AssistantFilter) {
+    let query = this.db.selectFrom("assistants").selectAll();
+    if (filter.graph_id) query = query.where("graph_id", "=", filter.graph_id);
+    if (filter.name)
+      query = query.where((eb) =>
+        eb(eb.fn("lower", ["name"]), "like", `%${escapeLike(filter.name ?? "").toLowerCase()}%`),
+      );
+    return query;
+  }
+
+  async versions(
+    assistantId: string,
+    options: { metadata?: JsonObject | null | undefined; limit: number; offset: number },
+  ): Promise<AssistantVersion[]> {
+    const rows = await this.db
+      .selectFrom("assistant_versions")
+      .selectAll()
+      .where("assistant_id", "=", assistantId)
+      .orderBy("version", "desc")
+      .execute();
+    return rows
+      .map(versionFromRow)
+      .filter((v) => !options.metadata || containsJson(v.metadata, options.metadata))
+      .slice(options.offset, options.offset + options.limit);
+  }
+
+  async setLatest(assistantId: string, version: number): Promise<Assistant | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("assistant_versions")
+        .selectAll()
+        .where("assistant_id", "=", assistantId)
+        .where("version", "=", version)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const now = new Date().toISOString();
+      await trx
+        .updateTable("assistants")
+        .set({ ...fieldsToRow(versionFromRow(row)), version, updated_at: now })
+        .where("assistant_id", "=", assistantId)
+        .execute();
+      const updated = await trx
+        .selectFrom("assistants")
+        .selectAll()
+        .where("assistant_id", "=", assistantId)
+        .executeTakeFirst();
+      return updated ? fromRow(updated) : undefined;
+    });
+  }
+}
+
+async function insert(trx: Trx, a: Assistant): Promise<void> {
+  await trx
+    .insertInto("assistants")
+    .values({
+      ...fieldsToRow(a),
+      assistant_id: a.assistant_id,
+      version: a.version,
+      created_at: a.created_at,
+      updated_at: a.updated_at,
+    })
+    .execute();
+  await trx
+    .insertInto("assistant_versions")
+    .values({ ...fieldsToRow(a), assistant_id: a.assistant_id, version: a.version, created_at: a.created_at })
+    .execute();
+}
+
+/** Escapes LIKE wildcards so a name filter matches literally (SQLite's LIKE has no default escape). */
+function escapeLike(text: string): string {
+  return text.replace(/[%_]/g, "");
 }

@@ -59,6 +59,30 @@ const migrations: Record<string, Migration> = {
       );
     },
   },
+  "0002_assistant_versions": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("assistant_versions")
+        .addColumn("assistant_id", "text", (c) =>
+          c.notNull().references("assistants.assistant_id").onDelete("cascade"),
+        )
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("graph_id", "text", (c) => c.notNull())
+        .addColumn("config", "text", (c) => c.notNull())
+        .addColumn("context", "text", (c) => c.notNull())
+        .addColumn("metadata", "text", (c) => c.notNull())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("assistant_versions_pk", ["assistant_id", "version"])
+        .execute();
+      // Assistants created before versions were kept get their current state as a version.
+      await sql`INSERT INTO assistant_versions
+        SELECT assistant_id, version, graph_id, config, context, metadata, name, description, updated_at FROM assistants`.execute(
+        db,
+      );
+    },
+  },
 };
 
 /** Feeds the in-code migrations to Kysely's Migrator. */

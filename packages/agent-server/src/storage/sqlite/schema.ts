@@ -46,8 +46,22 @@ export interface RunsTable {
   error: string | null;
 }
 
+/** Every version an assistant has had (the current one is also in `assistants`). */
+export interface AssistantVersionsTable {
+  assistant_id: string;
+  version: number;
+  graph_id: string;
+  config: string;
+  context: string;
+  metadata: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+}
+
 export interface AgentServerDb {
   assistants: AssistantsTable;
+  assistant_versions: AssistantVersionsTable;
   threads: ThreadsTable;
   runs: RunsTable;
 }
