@@ -134,6 +134,7 @@ describe("threads API", () => {
     assert.ok(ofFirst.length > 0);
     assert.ok(ofFirst.every((s) => (s.metadata as { run_id: string }).run_id === first.run_id));
     const withWrites = history.find((s) => (s.metadata as { source: string }).source === "loop");
-    assert.ok((withWrites?.metadata as { writes: unknown }).writes, "loop checkpoints name their writes");
+    assert.ok(withWrites, "history has loop checkpoints");
+    assert.ok((withWrites.metadata as { writes: unknown }).writes, "loop checkpoints name their writes");
   });
 });

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
+import { listenWithFallback } from "@berth/server-kit";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { register as registerTsx } from "tsx/esm/api";
@@ -35,8 +35,6 @@ export interface StartOptions {
   /** Called when the configured default port was taken and another one is used. */
   onPortMoved?: (from: number, to: number) => void;
 }
-
-const PORT_FALLBACK_TRIES = 20;
 
 /** The composition root: wires storage, graphs, queue and HTTP from one parsed config. */
 export async function startAgentServer(
@@ -88,7 +86,7 @@ export async function startAgentServer(
       signals,
       info: { version: AGENT_SERVER_VERSION, langgraphVersion },
     });
-    const url = await listen(app, config, options.onPortMoved);
+    const url = await listenWithFallback(app, { ...config, onPortMoved: options.onPortMoved });
     cleanups.unshift(() => app.close());
 
     const env = { serverVersion: AGENT_SERVER_VERSION, langgraphVersion, apiUrl: url };
@@ -132,33 +130,6 @@ export async function startAgentServer(
 
 async function runCleanups(cleanups: Array<() => Promise<void> | void>): Promise<void> {
   for (const cleanup of cleanups) await cleanup();
-}
-
-/** Listens on the configured port; the default port moves on to the next free one when taken. */
-async function listen(
-  app: FastifyInstance,
-  config: AgentServerConfig,
-  onPortMoved: StartOptions["onPortMoved"],
-): Promise<string> {
-  const tries = config.portFallback ? PORT_FALLBACK_TRIES : 1;
-  for (let i = 0; i < tries; i += 1) {
-    const port = config.port === 0 ? 0 : config.port + i;
-    try {
-      await app.listen({ host: config.host, port });
-      const address = app.server.address() as AddressInfo;
-      if (i > 0) onPortMoved?.(config.port, address.port);
-      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-      return `http://${host}:${address.port}`;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    }
-  }
-  const last = config.port + tries - 1;
-  throw new Error(
-    tries > 1
-      ? `Ports ${config.port}–${last} on ${config.host} are all in use; choose a free one with --port.`
-      : `Port ${config.port} on ${config.host} is already in use; choose another with --port (0 picks a free one).`,
-  );
 }
 
 function readPackageVersion(specifier: string): string {

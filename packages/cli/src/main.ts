@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { registerDevCommand } from "./commands/dev.js";
+import { registerUpCommand } from "./commands/up.js";
 import { CLI_VERSION } from "./version.js";
 
 /** Runs the `berth` command line; resolves with an exit code for one-shot commands. */
@@ -11,6 +12,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .showHelpAfterError()
     .configureHelp({ sortSubcommands: true });
   registerDevCommand(program);
+  registerUpCommand(program);
   await program.parseAsync(argv);
   return undefined;
 }

@@ -1,10 +1,9 @@
+import { openSqliteFile } from "@berth/server-kit";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import Database from "better-sqlite3";
 import { mergeRunMetadata } from "../checkpoint-metadata.js";
 import type { CheckpointAdmin } from "../types.js";
-import { cacheStatements } from "./statement-cache.js";
 
 /** The official SQLite checkpointer, storing run context in checkpoint metadata. */
 export class BerthSqliteSaver extends SqliteSaver {
@@ -24,11 +23,7 @@ export function openSqliteCheckpointer(file: string): {
   admin: CheckpointAdmin;
   close(): void;
 } {
-  const db = new Database(file);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.pragma("busy_timeout = 5000");
-  cacheStatements(db);
+  const db = openSqliteFile(file);
   const saver = new BerthSqliteSaver(db);
   saver.init();
   // The saver stores metadata as JSON text in a BLOB column; its own filters read it the same way.

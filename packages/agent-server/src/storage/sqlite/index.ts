@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { lockDataDir } from "@berth/server-kit";
 import type { CheckpointAdmin, Storage } from "../types.js";
 import { SqliteAssistantStore } from "./assistants.js";
 import type { BerthSqliteSaver } from "./checkpoints.js";
 import { openSqliteCheckpointer } from "./checkpoints.js";
 import { openSqliteDatabase } from "./database.js";
-import { lockDataDir } from "./lock.js";
 import { SqliteRunStore } from "./runs.js";
 import { SqliteThreadStore } from "./threads.js";
 

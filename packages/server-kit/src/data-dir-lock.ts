@@ -2,12 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 
 /**
- * An exclusive lock on a data directory, so two processes never run one SQLite queue (start-up
- * recovery assumes every `running` run it finds belongs to a dead process). A lock left by a dead
- * process is taken over.
+ * An exclusive lock on a data directory, so two processes never share its SQLite files (the agent
+ * server's start-up recovery assumes every `running` run it finds belongs to a dead process). A lock
+ * left by a dead process is taken over.
  */
-export function lockDataDir(dataDir: string): { release(): void } {
-  const lockPath = path.join(dataDir, "server.lock");
+export function lockDataDir(dataDir: string, fileName = "server.lock"): { release(): void } {
+  const lockPath = path.join(dataDir, fileName);
   for (let tries = 0; tries < 2; tries += 1) {
     try {
       const fd = fs.openSync(lockPath, "wx");

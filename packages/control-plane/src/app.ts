@@ -1,0 +1,69 @@
+import swagger from "@fastify/swagger";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import type { Logger } from "pino";
+import type { ControlPlaneConfig } from "./config.js";
+import { requireTenant } from "./http/auth.js";
+import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
+import { deploymentRoutes } from "./http/routes/deployments.js";
+import { projectRoutes } from "./http/routes/projects.js";
+import { revisionRoutes } from "./http/routes/revisions.js";
+import { systemRoutes } from "./http/routes/system.js";
+import type { AuthService } from "./services/auth.js";
+import type { DeploymentService } from "./services/deployments.js";
+import type { RevisionService } from "./services/revisions.js";
+import type { TracingProjectStore } from "./storage/types.js";
+import { CONTROL_PLANE_VERSION } from "./version.js";
+
+/** The services the HTTP app is built from. */
+export interface AppDeps {
+  config: ControlPlaneConfig;
+  logger: Logger;
+  auth: AuthService;
+  deployments: DeploymentService;
+  revisions: RevisionService;
+  projects: TracingProjectStore;
+}
+
+/** Builds the control plane's Fastify app (no listening: the composition root does that). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    // Request logs would carry headers (API keys); errors are logged without them.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerJsonParsing(app);
+  registerErrorHandling(app);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: "Berth control plane", version: CONTROL_PLANE_VERSION },
+      components: {
+        securitySchemes: {
+          ApiKey: { type: "apiKey", in: "header", name: "X-Api-Key" },
+          TenantId: { type: "apiKey", in: "header", name: "X-Tenant-Id" },
+          Bearer: { type: "http", scheme: "bearer" },
+        },
+      },
+      security: [{ ApiKey: [] }, { ApiKey: [], TenantId: [] }, { Bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(systemRoutes);
+  await app.register(async (api) => {
+    requireTenant(api, deps.auth);
+    await api.register(deploymentRoutes(deps.deployments));
+    await api.register(revisionRoutes(deps.revisions));
+    await api.register(projectRoutes(deps.projects));
+  });
+  return app;
+}

@@ -1,0 +1,124 @@
+import { BadRequestError } from "../errors.js";
+import { ResourceSpecInput } from "../schemas/resource-spec.js";
+import type { ResourceSpec } from "./types.js";
+
+/** Values a ResourceSpec starts from when a client sends `{}` (what the real service echoes back). */
+export const BASE_DEFAULTS = { min_scale: 1, max_scale: 1, cpu: 1, memory_mb: 2048 } as const;
+
+const CPU_FIELDS = [
+  "cpu",
+  "cpu_limit",
+  "queue_cpu",
+  "queue_cpu_limit",
+  "cache_cpu",
+  "cache_cpu_limit",
+  "db_cpu",
+  "db_cpu_limit",
+  "orchestrator_cpu",
+  "orchestrator_cpu_limit",
+  "executor_cpu",
+  "executor_cpu_limit",
+] as const;
+
+/** Rounds cores to one decimal place, as the service does. */
+export function roundCpu(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+const twice = (value: number | null, max = Number.POSITIVE_INFINITY): number | null =>
+  value === null ? null : Math.min(value * 2, max);
+
+/**
+ * Applies rounding and the defaults of the spec's table (limits are twice the request, queue
+ * values follow the API server's, the cache memory limit equals its request) and checks the rules
+ * a schema cannot express. Throws BadRequestError (400) on a rule violation.
+ */
+export function normalizeResourceSpec(input: ResourceSpecInput): ResourceSpec {
+  const spec = {} as Record<string, unknown>;
+  for (const key of Object.keys(ResourceSpecInput.shape)) {
+    spec[key] = (input as Record<string, unknown>)[key] ?? null;
+  }
+  for (const key of CPU_FIELDS) {
+    const value = spec[key];
+    if (typeof value === "number") spec[key] = roundCpu(value);
+  }
+  const s = spec as ResourceSpec;
+  s.min_scale ??= BASE_DEFAULTS.min_scale;
+  s.max_scale ??= Math.max(BASE_DEFAULTS.max_scale, s.min_scale);
+  s.cpu ??= BASE_DEFAULTS.cpu;
+  s.memory_mb ??= BASE_DEFAULTS.memory_mb;
+  s.cpu_limit ??= twice(s.cpu, 16);
+  s.memory_limit_mb ??= twice(s.memory_mb);
+  s.queue_min_scale ??= s.min_scale;
+  s.queue_max_scale ??= s.max_scale;
+  s.queue_cpu ??= s.cpu;
+  s.queue_cpu_limit ??= twice(s.queue_cpu, 16);
+  s.queue_memory_mb ??= s.memory_mb;
+  s.queue_memory_limit_mb ??= twice(s.queue_memory_mb);
+  s.cache_cpu_limit ??= twice(s.cache_cpu, 16);
+  s.cache_memory_limit_mb ??= s.cache_memory_mb;
+  s.db_cpu_limit ??= twice(s.db_cpu);
+  s.db_memory_limit_mb ??= twice(s.db_memory_mb);
+  checkResourceSpec(s);
+  return s;
+}
+
+function atMost(low: number | null, high: number | null, lowName: string, highName: string): void {
+  if (low !== null && high !== null && low > high) {
+    throw new BadRequestError(
+      `resource_spec.${lowName} (${low}) must not exceed resource_spec.${highName} (${high}).`,
+    );
+  }
+}
+
+/** Rules across fields: ranges ordered, limits at least the requests, volume names consistent. */
+function checkResourceSpec(s: ResourceSpec): void {
+  atMost(s.min_scale, s.max_scale, "min_scale", "max_scale");
+  atMost(s.queue_min_scale, s.queue_max_scale, "queue_min_scale", "queue_max_scale");
+  atMost(s.cpu, s.cpu_limit, "cpu", "cpu_limit");
+  atMost(s.memory_mb, s.memory_limit_mb, "memory_mb", "memory_limit_mb");
+  atMost(s.queue_cpu, s.queue_cpu_limit, "queue_cpu", "queue_cpu_limit");
+  atMost(s.queue_memory_mb, s.queue_memory_limit_mb, "queue_memory_mb", "queue_memory_limit_mb");
+  atMost(s.cache_cpu, s.cache_cpu_limit, "cache_cpu", "cache_cpu_limit");
+  atMost(s.cache_memory_mb, s.cache_memory_limit_mb, "cache_memory_mb", "cache_memory_limit_mb");
+  atMost(s.db_cpu, s.db_cpu_limit, "db_cpu", "db_cpu_limit");
+  atMost(s.db_memory_mb, s.db_memory_limit_mb, "db_memory_mb", "db_memory_limit_mb");
+
+  const volumes = new Set<string>();
+  for (const volume of s.volumes ?? []) {
+    if (volumes.has(volume.name)) {
+      throw new BadRequestError(`resource_spec.volumes: the name "${volume.name}" is used twice.`);
+    }
+    volumes.add(volume.name);
+  }
+  const mountsOk = (mounts: Array<{ name: string }> | null | undefined, where: string) => {
+    for (const mount of mounts ?? []) {
+      if (!volumes.has(mount.name)) {
+        throw new BadRequestError(`${where}: no volume named "${mount.name}" in resource_spec.volumes.`);
+      }
+    }
+  };
+  mountsOk(s.volume_mounts, "resource_spec.volume_mounts");
+  const containers = new Set<string>();
+  for (const [field, list] of [
+    ["init_containers", s.init_containers],
+    ["sidecars", s.sidecars],
+  ] as const) {
+    for (const container of list ?? []) {
+      if (containers.has(container.name)) {
+        throw new BadRequestError(
+          `resource_spec.${field}: the container name "${container.name}" is used twice.`,
+        );
+      }
+      containers.add(container.name);
+      mountsOk(container.volumeMounts, `resource_spec.${field}.${container.name}.volumeMounts`);
+      for (const env of container.env ?? []) {
+        if (env.valueFrom && env.value) {
+          throw new BadRequestError(
+            `resource_spec.${field}.${container.name}.env.${env.name}: valueFrom cannot be used with a non-empty value.`,
+          );
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/** Base class of the errors the core throws; http/errors.ts renders them as `{detail}` with the status. */
+export class DomainError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A well-formed request that breaks a business rule: 400. */
+export class BadRequestError extends DomainError {
+  constructor(message: string) {
+    super(message, 400);
+  }
+}
+
+/** No valid credential: 401. */
+export class UnauthorizedError extends DomainError {
+  constructor(message = "Missing or invalid API key.") {
+    super(message, 401);
+  }
+}
+
+/** A valid credential that may not act as asked (tenant selection): 403. */
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super(message, 403);
+  }
+}
+
+/** A resource that does not exist or belongs to another tenant: 404. */
+export class NotFoundError extends DomainError {
+  constructor(message: string) {
+    super(message, 404);
+  }
+}
+
+/** A request that conflicts with existing state (duplicate name, deployment being deleted): 409. */
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super(message, 409);
+  }
+}

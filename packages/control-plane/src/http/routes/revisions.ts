@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { DeploymentParams, RevisionListQuery, RevisionParams } from "../../schemas/query.js";
+import { RevisionCreateRequest } from "../../schemas/requests.js";
+import { COMMON_ERRORS, DeploymentOut, ErrorOut, pageOf, RevisionOut } from "../../schemas/responses.js";
+import type { RevisionService } from "../../services/revisions.js";
+import { deploymentToWire, revisionToWire } from "../wire.js";
+import { canonicalBody } from "./aliases-hook.js";
+
+const tags = ["revisions"];
+const base = "/v2/deployments/:deployment_id/revisions";
+
+/** `/v2/deployments/{id}/revisions` routes. */
+export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      base,
+      {
+        schema: {
+          tags,
+          params: DeploymentParams,
+          querystring: RevisionListQuery,
+          response: { 200: pageOf(RevisionOut), ...COMMON_ERRORS },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        const page = await revisions.list(request.tenantId, request.params.deployment_id, {
+          statuses: q.status,
+          limit: q.limit,
+          offset: q.offset,
+        });
+        return { resources: page.resources.map(revisionToWire), offset: page.offset };
+      },
+    );
+
+    app.post(
+      base,
+      {
+        schema: { tags, params: DeploymentParams, body: RevisionCreateRequest.nullish() },
+        preValidation: canonicalBody,
+      },
+      async (request, reply) => {
+        const created = await revisions.create(
+          request.tenantId,
+          request.params.deployment_id,
+          request.body ?? {},
+        );
+        return reply.code(201).send(revisionToWire(created));
+      },
+    );
+
+    app.get(
+      `${base}/:revision_id`,
+      { schema: { tags, params: RevisionParams, response: { 200: RevisionOut, ...COMMON_ERRORS } } },
+      async (request) =>
+        revisionToWire(
+          await revisions.get(request.tenantId, request.params.deployment_id, request.params.revision_id),
+        ),
+    );
+
+    app.post(
+      `${base}/:revision_id/redeploy`,
+      {
+        schema: {
+          tags,
+          params: RevisionParams,
+          response: { 200: DeploymentOut, 409: ErrorOut, ...COMMON_ERRORS },
+        },
+      },
+      async (request) =>
+        deploymentToWire(
+          await revisions.redeploy(
+            request.tenantId,
+            request.params.deployment_id,
+            request.params.revision_id,
+          ),
+        ),
+    );
+
+    app.post(
+      `${base}/:revision_id/interrupt`,
+      { schema: { tags, params: RevisionParams } },
+      async (request) =>
+        revisionToWire(
+          await revisions.interrupt(
+            request.tenantId,
+            request.params.deployment_id,
+            request.params.revision_id,
+          ),
+        ),
+    );
+  };
+}

@@ -1,0 +1,47 @@
+import { maskSecrets } from "../domain/secrets.js";
+import type { Deployment, Revision, TracingProject } from "../domain/types.js";
+
+/** A deployment as the API returns it: canonical names, secrets masked. */
+export function deploymentToWire(d: Deployment) {
+  return {
+    name: d.name,
+    source: d.source,
+    source_config: d.source_config,
+    source_revision_config: d.source_revision_config,
+    secrets: maskSecrets(d.secrets),
+    secret_references: d.secret_references,
+    id: d.id,
+    tenant_id: d.tenant_id,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+    status: d.status,
+    latest_revision_id: d.latest_revision_id,
+    active_revision_id: d.active_revision_id,
+    image_version: d.image_version,
+    display_name: d.display_name,
+  };
+}
+
+/** A revision as the API returns it (no secrets, as in the published schema). */
+export function revisionToWire(r: Revision) {
+  return {
+    id: r.id,
+    deployment_id: r.deployment_id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    status: r.status,
+    source: r.source,
+    source_revision_config: r.source_revision_config,
+  };
+}
+
+/** A tracing project as the API returns it. */
+export function projectToWire(p: TracingProject) {
+  return {
+    id: p.id,
+    tenant_id: p.tenant_id,
+    name: p.name,
+    deployment_id: p.deployment_id,
+    created_at: p.created_at,
+  };
+}

@@ -1,0 +1,14 @@
+export {
+  type ControlPlaneConfig,
+  type ControlPlaneConfigInput,
+  DEFAULT_CONTROL_PLANE_PORT,
+  parseControlPlaneConfig,
+} from "./config.js";
+export {
+  type ControlPlane,
+  createControlPlane,
+  type RunningControlPlane,
+  type StartOptions,
+  startControlPlane,
+} from "./server.js";
+export { CONTROL_PLANE_VERSION } from "./version.js";

@@ -1,0 +1,131 @@
+import { type Kysely, sql } from "kysely";
+import type { DeploymentStatus } from "../../domain/deployment-status.js";
+import { isSupersedable, REVISION_STATUSES } from "../../domain/revision-status.js";
+import type { Deployment, Revision, TracingProject } from "../../domain/types.js";
+import { ConflictError } from "../../errors.js";
+import type { DeploymentFilter, DeploymentStore } from "../types.js";
+import { isUniqueViolation } from "./database.js";
+import type { RowCodec } from "./rows.js";
+import type { ControlPlaneDb } from "./schema.js";
+
+const SUPERSEDABLE = REVISION_STATUSES.filter(isSupersedable);
+
+/** SQLite implementation of the deployment store. */
+export class SqliteDeploymentStore implements DeploymentStore {
+  constructor(
+    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly codec: RowCodec,
+  ) {}
+
+  async create(deployment: Deployment, revision: Revision, project: TracingProject): Promise<void> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        const taken = await trx
+          .selectFrom("tracing_projects")
+          .select("id")
+          .where("tenant_id", "=", project.tenant_id)
+          .where("name", "=", project.name)
+          .executeTakeFirst();
+        if (taken) throw new ConflictError(`A tracing project named '${project.name}' already exists.`);
+        await trx.insertInto("deployments").values(this.codec.deploymentToRow(deployment)).execute();
+        await trx.insertInto("revisions").values(this.codec.revisionToRow(revision)).execute();
+        await trx.insertInto("tracing_projects").values(project).execute();
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ConflictError(`A deployment named '${deployment.name}' already exists.`);
+      }
+      throw error;
+    }
+  }
+
+  async get(tenantId: string, id: string): Promise<Deployment | undefined> {
+    const row = await this.db
+      .selectFrom("deployments")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row ? this.codec.deploymentFromRow(row) : undefined;
+  }
+
+  async list(tenantId: string, filter: DeploymentFilter): Promise<Deployment[]> {
+    let query = this.db.selectFrom("deployments").selectAll().where("tenant_id", "=", tenantId);
+    if (filter.nameContains) {
+      // instr: a literal substring match (LIKE would treat '%' and '_' in the filter as wildcards).
+      query = query.where(sql<boolean>`instr(name, ${filter.nameContains}) > 0`);
+    }
+    if (filter.name !== undefined) query = query.where("name", "=", filter.name);
+    if (filter.statuses?.length) query = query.where("status", "in", filter.statuses);
+    if (filter.ids) {
+      if (filter.ids.length === 0) return [];
+      query = query.where("id", "in", filter.ids);
+    }
+    const rows = await query.orderBy("seq", "desc").limit(filter.limit).offset(filter.offset).execute();
+    return rows.map((row) => this.codec.deploymentFromRow(row));
+  }
+
+  async save(deployment: Deployment): Promise<void> {
+    const { id, tenant_id, ...row } = this.codec.deploymentToRow(deployment);
+    await this.db
+      .updateTable("deployments")
+      .set(row)
+      .where("id", "=", id)
+      .where("tenant_id", "=", tenant_id)
+      .execute();
+  }
+
+  async saveWithRevision(deployment: Deployment, revision: Revision): Promise<void> {
+    const { id, tenant_id, ...row } = this.codec.deploymentToRow(deployment);
+    await this.db.transaction().execute(async (trx) => {
+      // Only the newest waiting revision is worth building or deploying.
+      await trx
+        .updateTable("revisions")
+        .set({ status: "SKIPPED", updated_at: revision.created_at })
+        .where("deployment_id", "=", id)
+        .where("status", "in", SUPERSEDABLE)
+        .execute();
+      await trx.insertInto("revisions").values(this.codec.revisionToRow(revision)).execute();
+      await trx
+        .updateTable("deployments")
+        .set(row)
+        .where("id", "=", id)
+        .where("tenant_id", "=", tenant_id)
+        .execute();
+    });
+  }
+
+  async listByStatus(status: DeploymentStatus): Promise<Deployment[]> {
+    const rows = await this.db
+      .selectFrom("deployments")
+      .selectAll()
+      .where("status", "=", status)
+      .orderBy("seq")
+      .execute();
+    return rows.map((row) => this.codec.deploymentFromRow(row));
+  }
+
+  async setStatus(id: string, from: DeploymentStatus, to: DeploymentStatus, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("deployments")
+      .set({ status: to, updated_at: now })
+      .where("id", "=", id)
+      .where("status", "=", from)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async remove(id: string, removeProject: boolean): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("revisions").where("deployment_id", "=", id).execute();
+      await trx.deleteFrom("deployments").where("id", "=", id).execute();
+      if (removeProject) await trx.deleteFrom("tracing_projects").where("deployment_id", "=", id).execute();
+      else
+        await trx
+          .updateTable("tracing_projects")
+          .set({ deployment_id: null })
+          .where("deployment_id", "=", id)
+          .execute();
+    });
+  }
+}

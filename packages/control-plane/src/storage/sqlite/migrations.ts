@@ -1,0 +1,88 @@
+import type { Kysely, Migration, MigrationProvider } from "kysely";
+
+/** The control plane's SQLite schema, one migration per change, applied at start-up. */
+const migrations: Record<string, Migration> = {
+  "0001_initial": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("tenants")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("api_keys")
+        .addColumn("key_hash", "text", (c) => c.primaryKey())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("api_key_tenants")
+        .addColumn("key_hash", "text", (c) => c.notNull().references("api_keys.key_hash").onDelete("cascade"))
+        .addColumn("tenant_id", "text", (c) => c.notNull().references("tenants.id").onDelete("cascade"))
+        .addPrimaryKeyConstraint("api_key_tenants_pk", ["key_hash", "tenant_id"])
+        .execute();
+      await db.schema
+        .createTable("deployments")
+        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("tenant_id", "text", (c) => c.notNull().references("tenants.id"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("display_name", "text")
+        .addColumn("source", "text", (c) => c.notNull())
+        .addColumn("source_config", "text", (c) => c.notNull())
+        .addColumn("source_revision_config", "text", (c) => c.notNull())
+        .addColumn("secrets", "text", (c) => c.notNull())
+        .addColumn("secret_references", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("latest_revision_id", "text")
+        .addColumn("active_revision_id", "text")
+        .addColumn("image_version", "text")
+        .addColumn("delete_tracing_project", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("deployments_tenant_name", ["tenant_id", "name"])
+        .execute();
+      await db.schema.createIndex("deployments_status").on("deployments").column("status").execute();
+      await db.schema
+        .createTable("revisions")
+        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("deployment_id", "text", (c) =>
+          c.notNull().references("deployments.id").onDelete("cascade"),
+        )
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("source", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("source_revision_config", "text", (c) => c.notNull())
+        .addColumn("resource_spec", "text")
+        .addColumn("install_command", "text")
+        .addColumn("build_command", "text")
+        .addColumn("secrets", "text", (c) => c.notNull())
+        .addColumn("secret_references", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("revisions_deployment_seq")
+        .on("revisions")
+        .columns(["deployment_id", "seq"])
+        .execute();
+      await db.schema.createIndex("revisions_status").on("revisions").column("status").execute();
+      await db.schema
+        .createTable("tracing_projects")
+        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("tenant_id", "text", (c) => c.notNull().references("tenants.id"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("deployment_id", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("tracing_projects_tenant_name", ["tenant_id", "name"])
+        .execute();
+    },
+  },
+};
+
+/** Feeds the in-code migrations to Kysely's Migrator. */
+export const sqliteMigrations: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

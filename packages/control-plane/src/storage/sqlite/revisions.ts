@@ -1,0 +1,69 @@
+import type { Kysely } from "kysely";
+import type { RevisionStatus } from "../../domain/revision-status.js";
+import type { Revision } from "../../domain/types.js";
+import type { RevisionStore } from "../types.js";
+import type { RowCodec } from "./rows.js";
+import type { ControlPlaneDb } from "./schema.js";
+
+/** SQLite implementation of the revision store. */
+export class SqliteRevisionStore implements RevisionStore {
+  constructor(
+    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly codec: RowCodec,
+  ) {}
+
+  async list(
+    tenantId: string,
+    deploymentId: string,
+    filter: { statuses?: string[] | undefined; limit: number; offset: number },
+  ): Promise<Revision[]> {
+    let query = this.db
+      .selectFrom("revisions")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("deployment_id", "=", deploymentId);
+    if (filter.statuses?.length) query = query.where("status", "in", filter.statuses);
+    const rows = await query.orderBy("seq", "desc").limit(filter.limit).offset(filter.offset).execute();
+    return rows.map((row) => this.codec.revisionFromRow(row));
+  }
+
+  async get(tenantId: string, deploymentId: string, id: string): Promise<Revision | undefined> {
+    const row = await this.db
+      .selectFrom("revisions")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("deployment_id", "=", deploymentId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row ? this.codec.revisionFromRow(row) : undefined;
+  }
+
+  async setStatus(id: string, from: RevisionStatus, to: RevisionStatus, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("revisions")
+      .set({ status: to, updated_at: now })
+      .where("id", "=", id)
+      .where("status", "=", from)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  async listWaiting(): Promise<Revision[]> {
+    const rows = await this.db
+      .selectFrom("revisions")
+      .selectAll()
+      .where("status", "in", ["CREATING", "QUEUED"])
+      .orderBy("seq")
+      .execute();
+    return rows.map((row) => this.codec.revisionFromRow(row));
+  }
+
+  async statusesOf(deploymentId: string): Promise<Array<{ id: string; status: RevisionStatus }>> {
+    const rows = await this.db
+      .selectFrom("revisions")
+      .select(["id", "status"])
+      .where("deployment_id", "=", deploymentId)
+      .execute();
+    return rows.map((row) => ({ id: row.id, status: row.status as RevisionStatus }));
+  }
+}

@@ -1,0 +1,109 @@
+import type { Selectable } from "kysely";
+import type { DeploymentStatus } from "../../domain/deployment-status.js";
+import type { RevisionStatus } from "../../domain/revision-status.js";
+import type { Deployment, Revision, Secret, Source, TracingProject } from "../../domain/types.js";
+import type { SecretBox } from "../../secrets/box.js";
+import { parseJson } from "./database.js";
+import type { DeploymentsTable, RevisionsTable, TracingProjectsTable } from "./schema.js";
+
+/** Row ↔ record conversion; secrets are sealed on the way in and opened on the way out. */
+export class RowCodec {
+  constructor(private readonly box: SecretBox) {}
+
+  sealSecrets(secrets: Secret[]): string {
+    return this.box.seal(JSON.stringify(secrets));
+  }
+
+  openSecrets(sealed: string): Secret[] {
+    return JSON.parse(this.box.open(sealed)) as Secret[];
+  }
+
+  deploymentToRow(d: Deployment): Omit<DeploymentsTable, "seq"> {
+    return {
+      id: d.id,
+      tenant_id: d.tenant_id,
+      name: d.name,
+      display_name: d.display_name,
+      source: d.source,
+      source_config: JSON.stringify(d.source_config),
+      source_revision_config: JSON.stringify(d.source_revision_config),
+      secrets: this.sealSecrets(d.secrets),
+      secret_references: JSON.stringify(d.secret_references),
+      status: d.status,
+      latest_revision_id: d.latest_revision_id,
+      active_revision_id: d.active_revision_id,
+      image_version: d.image_version,
+      delete_tracing_project: d.delete_tracing_project ? 1 : 0,
+      created_at: d.created_at,
+      updated_at: d.updated_at,
+    };
+  }
+
+  deploymentFromRow(row: Selectable<DeploymentsTable>): Deployment {
+    return {
+      id: row.id,
+      tenant_id: row.tenant_id,
+      name: row.name,
+      display_name: row.display_name,
+      source: row.source as Source,
+      source_config: parseJson(row.source_config),
+      source_revision_config: parseJson(row.source_revision_config),
+      secrets: this.openSecrets(row.secrets),
+      secret_references: parseJson(row.secret_references),
+      status: row.status as DeploymentStatus,
+      latest_revision_id: row.latest_revision_id,
+      active_revision_id: row.active_revision_id,
+      image_version: row.image_version,
+      delete_tracing_project: row.delete_tracing_project === 1,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
+  }
+
+  revisionToRow(r: Revision): Omit<RevisionsTable, "seq"> {
+    return {
+      id: r.id,
+      deployment_id: r.deployment_id,
+      tenant_id: r.tenant_id,
+      source: r.source,
+      status: r.status,
+      source_revision_config: JSON.stringify(r.source_revision_config),
+      resource_spec: r.resource_spec === null ? null : JSON.stringify(r.resource_spec),
+      install_command: r.install_command,
+      build_command: r.build_command,
+      secrets: this.sealSecrets(r.secrets),
+      secret_references: JSON.stringify(r.secret_references),
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    };
+  }
+
+  revisionFromRow(row: Selectable<RevisionsTable>): Revision {
+    return {
+      id: row.id,
+      deployment_id: row.deployment_id,
+      tenant_id: row.tenant_id,
+      source: row.source as Source,
+      status: row.status as RevisionStatus,
+      source_revision_config: parseJson(row.source_revision_config),
+      resource_spec: parseJson(row.resource_spec),
+      install_command: row.install_command,
+      build_command: row.build_command,
+      secrets: this.openSecrets(row.secrets),
+      secret_references: parseJson(row.secret_references),
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    };
+  }
+}
+
+/** Tracing project row → record. */
+export function projectFromRow(row: Selectable<TracingProjectsTable>): TracingProject {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    deployment_id: row.deployment_id,
+    created_at: row.created_at,
+  };
+}

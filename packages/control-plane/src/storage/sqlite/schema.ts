@@ -1,0 +1,79 @@
+import type { Generated } from "kysely";
+
+/** Row shapes of the control plane's SQLite tables (JSON columns hold text; `secrets` hold sealed text). */
+export interface TenantsTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+/** API keys by their SHA-256 hash; the key itself is never stored. */
+export interface ApiKeysTable {
+  key_hash: string;
+  created_at: string;
+}
+
+/** Which tenants a key gives access to. */
+export interface ApiKeyTenantsTable {
+  key_hash: string;
+  tenant_id: string;
+}
+
+/** Deployments. */
+export interface DeploymentsTable {
+  seq: Generated<number>;
+  id: string;
+  tenant_id: string;
+  name: string;
+  display_name: string | null;
+  source: string;
+  source_config: string;
+  source_revision_config: string;
+  secrets: string;
+  secret_references: string;
+  status: string;
+  latest_revision_id: string | null;
+  active_revision_id: string | null;
+  image_version: string | null;
+  delete_tracing_project: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Revisions, with the inputs each was made from. */
+export interface RevisionsTable {
+  seq: Generated<number>;
+  id: string;
+  deployment_id: string;
+  tenant_id: string;
+  source: string;
+  status: string;
+  source_revision_config: string;
+  resource_spec: string | null;
+  install_command: string | null;
+  build_command: string | null;
+  secrets: string;
+  secret_references: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Tracing projects. */
+export interface TracingProjectsTable {
+  seq: Generated<number>;
+  id: string;
+  tenant_id: string;
+  name: string;
+  deployment_id: string | null;
+  created_at: string;
+}
+
+/** The whole database. */
+export interface ControlPlaneDb {
+  tenants: TenantsTable;
+  api_keys: ApiKeysTable;
+  api_key_tenants: ApiKeyTenantsTable;
+  deployments: DeploymentsTable;
+  revisions: RevisionsTable;
+  tracing_projects: TracingProjectsTable;
+}

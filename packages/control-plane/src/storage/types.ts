@@ -1,0 +1,86 @@
+import type { DeploymentStatus } from "../domain/deployment-status.js";
+import type { RevisionStatus } from "../domain/revision-status.js";
+import type { Deployment, Revision, TracingProject } from "../domain/types.js";
+
+/** A workspace: owner of deployments, projects and keys. */
+export interface Tenant {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+/** Filters of `GET /v2/deployments`, all tenant-scoped. */
+export interface DeploymentFilter {
+  nameContains?: string | undefined;
+  name?: string | undefined;
+  statuses?: string[] | undefined;
+  ids?: string[] | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** Tenants and their API keys (only key hashes are stored). */
+export interface TenantStore {
+  count(): Promise<number>;
+  create(tenant: Tenant): Promise<void>;
+  /** Registers a key (by its hash) for one or more tenants. */
+  addKey(keyHash: string, tenantIds: string[], now: string): Promise<void>;
+  /** Tenant ids a key hash gives access to (empty when the key is unknown). */
+  tenantsOfKey(keyHash: string): Promise<string[]>;
+}
+
+/** Deployments; every read is scoped by tenant so a foreign id looks exactly like a missing one. */
+export interface DeploymentStore {
+  /** Inserts the deployment, its first revision and its tracing project; 409 on a taken name. */
+  create(deployment: Deployment, revision: Revision, project: TracingProject): Promise<void>;
+  get(tenantId: string, id: string): Promise<Deployment | undefined>;
+  list(tenantId: string, filter: DeploymentFilter): Promise<Deployment[]>;
+  /** Saves deployment-level changes (no new revision). */
+  save(deployment: Deployment): Promise<void>;
+  /**
+   * Saves the deployment and inserts `revision` as its newest one, marking older revisions that
+   * are only waiting as SKIPPED, in one transaction.
+   */
+  saveWithRevision(deployment: Deployment, revision: Revision): Promise<void>;
+  /** Deployments in a status, across tenants (for the provisioner). */
+  listByStatus(status: DeploymentStatus): Promise<Deployment[]>;
+  /** Compare-and-set of a deployment's status; false when it was not in `from`. */
+  setStatus(id: string, from: DeploymentStatus, to: DeploymentStatus, now: string): Promise<boolean>;
+  /** Removes the deployment and its revisions (and its tracing project when asked). */
+  remove(id: string, removeProject: boolean): Promise<void>;
+}
+
+/** Revisions of deployments. */
+export interface RevisionStore {
+  /** Newest first, optionally filtered by status. */
+  list(
+    tenantId: string,
+    deploymentId: string,
+    filter: { statuses?: string[] | undefined; limit: number; offset: number },
+  ): Promise<Revision[]>;
+  get(tenantId: string, deploymentId: string, id: string): Promise<Revision | undefined>;
+  /** Compare-and-set of a revision's status; false when it was not in `from`. */
+  setStatus(id: string, from: RevisionStatus, to: RevisionStatus, now: string): Promise<boolean>;
+  /** Revisions waiting in CREATING or QUEUED, oldest first, across tenants (for the provisioner). */
+  listWaiting(): Promise<Revision[]>;
+  /** Statuses of all revisions of a deployment (to know whether one is in progress). */
+  statusesOf(deploymentId: string): Promise<Array<{ id: string; status: RevisionStatus }>>;
+}
+
+/** Tracing projects (kept when their deployment is deleted, unless asked otherwise). */
+export interface TracingProjectStore {
+  list(
+    tenantId: string,
+    filter: { name?: string | undefined; limit: number; offset: number },
+  ): Promise<TracingProject[]>;
+  get(tenantId: string, id: string): Promise<TracingProject | undefined>;
+}
+
+/** The control plane's storage port; adapters: SQLite (now), PostgreSQL (later). */
+export interface ControlPlaneStorage {
+  tenants: TenantStore;
+  deployments: DeploymentStore;
+  revisions: RevisionStore;
+  projects: TracingProjectStore;
+  close(): Promise<void>;
+}

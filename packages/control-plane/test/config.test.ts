@@ -1,0 +1,43 @@
+// Config is parsed once from flags and environment; bad values are readable errors.
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { parseControlPlaneConfig } from "../src/config.js";
+
+const parse = (flags: Record<string, string | number | undefined> = {}, env: Record<string, string> = {}) =>
+  parseControlPlaneConfig({ flags, env, cwd: "/work" });
+
+describe("control plane config", () => {
+  it("defaults: 127.0.0.1:8124 with fallback, ./.berth/control-plane, no bootstrap key, 1 MiB bodies", () => {
+    const c = parse();
+    assert.equal(c.host, "127.0.0.1");
+    assert.equal(c.port, 8124);
+    assert.equal(c.portFallback, true);
+    assert.equal(c.dataDir, path.resolve("/work/.berth/control-plane"));
+    assert.equal(c.bootstrapApiKey, null);
+    assert.equal(c.secretsKey, null);
+    assert.equal(c.bodyLimitBytes, 1024 * 1024);
+    assert.ok(Object.isFrozen(c));
+  });
+
+  it("flags win over the environment; an explicit port does not fall back", () => {
+    const c = parse(
+      { port: "0", apiKey: "flag-key-0123456789", dataDir: "d" },
+      { BERTH_API_KEY: "env-key-0123456789", BERTH_CONTROL_PLANE_PORT: "9000" },
+    );
+    assert.equal(c.port, 0);
+    assert.equal(c.portFallback, false);
+    assert.equal(c.bootstrapApiKey, "flag-key-0123456789");
+    assert.equal(c.dataDir, "/work/d");
+    assert.equal(parse({}, { BERTH_API_KEY: "env-key-0123456789" }).bootstrapApiKey, "env-key-0123456789");
+  });
+
+  it("rejects bad ports, short keys and malformed secrets keys", () => {
+    assert.throws(() => parse({ port: "70000" }), /Invalid port/);
+    assert.throws(() => parse({ port: "abc" }), /Invalid port/);
+    assert.throws(() => parse({ apiKey: "short" }), /16–512/);
+    assert.throws(() => parse({}, { BERTH_SECRETS_KEY: "dG9vIHNob3J0" }), /32 bytes/);
+    const key = Buffer.alloc(32, 7).toString("base64");
+    assert.equal(parse({}, { BERTH_SECRETS_KEY: key }).secretsKey?.length, 32);
+  });
+});

@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import { after, before } from "node:test";
+import { makeTempDir } from "@berth/testkit";
+import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import pino from "pino";
+import { parseControlPlaneConfig } from "../src/config.js";
+import { type ControlPlane, createControlPlane } from "../src/server.js";
+import { hashApiKey } from "../src/services/auth.js";
+
+/** The bootstrap key every in-process test plane starts with. */
+export const ADMIN_KEY = "test-admin-key-0123456789";
+
+/** A control plane in this process (no socket), with its log lines and data dir. */
+export interface TestPlane {
+  plane: ControlPlane;
+  dataDir: string;
+  logs: string[];
+  /** Injects a request with the admin key (override headers to change or drop it). */
+  call(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Injects a request exactly as given (no key added). */
+  raw(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Adds a tenant with its own key; returns both. */
+  addTenant(): Promise<{ tenantId: string; key: string }>;
+}
+
+/** A fresh control plane for the test file (call at the top level): started before, removed after. */
+export function usePlane(env: Record<string, string> = {}): () => TestPlane {
+  let current: TestPlane | undefined;
+  let close: (() => Promise<void>) | undefined;
+  before(async () => {
+    const opened = await openPlane(env);
+    current = opened.plane;
+    close = opened.close;
+  });
+  after(async () => {
+    await close?.();
+  });
+  return () => {
+    if (!current) throw new Error("plane not started");
+    return current;
+  };
+}
+
+/** Starts a fresh control plane; the caller closes it. */
+export async function openPlane(
+  env: Record<string, string> = {},
+): Promise<{ plane: TestPlane; close(): Promise<void> }> {
+  const temp = makeTempDir("berth-cp-");
+  const logs: string[] = [];
+  const logger = pino({ level: "debug" }, { write: (line: string) => void logs.push(line) });
+  const config = parseControlPlaneConfig({
+    flags: { port: 0, dataDir: temp.dir, apiKey: ADMIN_KEY },
+    env: { BERTH_PROVISION_INTERVAL_MS: "100", ...env },
+    cwd: temp.dir,
+  });
+  const plane = await createControlPlane(config, { logger });
+  const testPlane: TestPlane = {
+    plane,
+    dataDir: temp.dir,
+    logs,
+    raw: (options) => plane.app.inject(options),
+    call: (options) =>
+      plane.app.inject({ ...options, headers: { "x-api-key": ADMIN_KEY, ...(options.headers ?? {}) } }),
+    async addTenant() {
+      const tenantId = randomUUID();
+      const key = `key-${randomUUID()}`;
+      const now = new Date().toISOString();
+      await plane.storage.tenants.create({
+        id: tenantId,
+        name: `t-${tenantId.slice(0, 8)}`,
+        created_at: now,
+      });
+      await plane.storage.tenants.addKey(hashApiKey(key), [tenantId], now);
+      return { tenantId, key };
+    },
+  };
+  return {
+    plane: testPlane,
+    async close() {
+      await plane.close();
+      temp.cleanup();
+    },
+  };
+}
+
+/** A valid external_container create body. */
+export function externalBody(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    source: "external_container",
+    source_config: { resource_spec: {} },
+    source_revision_config: { image_uri: "registry.example/agent@sha256:abc" },
+    secrets: [],
+    ...extra,
+  };
+}
+
+/** A valid repo_host create body. */
+export function repoBody(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name,
+    source: "repo_host",
+    source_config: { repo_url: "https://git.example/org/agent", build_on_push: false },
+    source_revision_config: { repo_ref: "main", graph_config_path: "graph.json" },
+    secrets: [],
+    ...extra,
+  };
+}
+
+/** Polls `read` until `done` holds (or fails after `ms`). */
+export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 5000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > until)
+      throw new Error(`condition not met in ${ms} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

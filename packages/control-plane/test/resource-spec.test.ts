@@ -1,0 +1,133 @@
+// ResourceSpec: bounds (schema, 422), rounding, the spec's defaults and cross-field rules (400).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { normalizeResourceSpec, roundCpu } from "../src/domain/resource-spec.js";
+import { BadRequestError } from "../src/errors.js";
+import { ResourceSpecInput } from "../src/schemas/resource-spec.js";
+
+const parse = (input: unknown) => ResourceSpecInput.parse(input);
+
+describe("ResourceSpec", () => {
+  it("an empty spec gets the base values and derived defaults", () => {
+    const s = normalizeResourceSpec(parse({}));
+    assert.equal(s.min_scale, 1);
+    assert.equal(s.max_scale, 1);
+    assert.equal(s.cpu, 1);
+    assert.equal(s.memory_mb, 2048);
+    assert.equal(s.cpu_limit, 2);
+    assert.equal(s.memory_limit_mb, 4096);
+    assert.equal(s.queue_cpu, 1);
+    assert.equal(s.queue_cpu_limit, 2);
+    assert.equal(s.queue_memory_mb, 2048);
+    assert.equal(s.queue_memory_limit_mb, 4096);
+    assert.equal(s.queue_min_scale, 1);
+    assert.equal(s.cache_cpu, null);
+    assert.equal(s.cache_cpu_limit, null);
+    assert.equal(s.labels, null);
+    assert.ok("executor_cpu" in s, "every known field is present");
+  });
+
+  it("limits default to twice the request; queue values follow the server's; cache memory limit = request", () => {
+    const s = normalizeResourceSpec(
+      parse({
+        cpu: 2,
+        memory_mb: 1000,
+        min_scale: 2,
+        max_scale: 5,
+        cache_cpu: 0.5,
+        cache_memory_mb: 300,
+        db_cpu: 1,
+        db_memory_mb: 512,
+        queue_cpu: 3,
+      }),
+    );
+    assert.equal(s.cpu_limit, 4);
+    assert.equal(s.memory_limit_mb, 2000);
+    assert.equal(s.queue_min_scale, 2);
+    assert.equal(s.queue_max_scale, 5);
+    assert.equal(s.queue_cpu, 3);
+    assert.equal(s.queue_cpu_limit, 6);
+    assert.equal(s.queue_memory_mb, 1000);
+    assert.equal(s.queue_memory_limit_mb, 2000);
+    assert.equal(s.cache_cpu_limit, 1);
+    assert.equal(s.cache_memory_limit_mb, 300);
+    assert.equal(s.db_cpu_limit, 2);
+    assert.equal(s.db_memory_limit_mb, 1024);
+  });
+
+  it("a default limit never passes the 16-core cap", () => {
+    assert.equal(normalizeResourceSpec(parse({ cpu: 8 })).cpu_limit, 16);
+  });
+
+  it("rounds CPU values to one decimal place; explicit values win", () => {
+    assert.equal(roundCpu(0.14), 0.1);
+    assert.equal(roundCpu(1.25), 1.3);
+    const s = normalizeResourceSpec(parse({ cpu: 0.333, cpu_limit: 0.96, cache_cpu: 7.99 }));
+    assert.equal(s.cpu, 0.3);
+    assert.equal(s.cpu_limit, 1);
+    assert.equal(s.cache_cpu, 8);
+  });
+
+  it("bounds are schema errors", () => {
+    for (const bad of [
+      { cpu: 0.05 },
+      { cpu: 8.5 },
+      { cpu_limit: 16.1 },
+      { queue_cpu: 9 },
+      { cache_cpu_limit: 0 },
+      { memory_mb: 1.5 },
+      { min_scale: -1 },
+      { cpu: "1" },
+    ]) {
+      assert.equal(ResourceSpecInput.safeParse(bad).success, false, JSON.stringify(bad));
+    }
+    for (const good of [{ cpu: 0.1 }, { cpu: 8 }, { cpu_limit: 16 }, { cpu: null }]) {
+      assert.equal(ResourceSpecInput.safeParse(good).success, true, JSON.stringify(good));
+    }
+  });
+
+  it("cross-field rules are 400s", () => {
+    const bad = [
+      { min_scale: 3, max_scale: 2 },
+      { cpu: 2, cpu_limit: 1 },
+      { memory_mb: 1000, memory_limit_mb: 10 },
+      { volumes: [{ name: "a" }, { name: "a" }] },
+      { volume_mounts: [{ name: "missing", mountPath: "/x" }] },
+      {
+        sidecars: [
+          { name: "s", image: "i" },
+          { name: "s", image: "j" },
+        ],
+      },
+      {
+        sidecars: [
+          { name: "s", image: "i", env: [{ name: "A", value: "x", valueFrom: { secretKeyRef: {} } }] },
+        ],
+      },
+    ];
+    for (const input of bad) {
+      assert.throws(() => normalizeResourceSpec(parse(input)), BadRequestError, JSON.stringify(input));
+    }
+    const ok = normalizeResourceSpec(
+      parse({
+        volumes: [{ name: "data", emptyDir: {} }],
+        volume_mounts: [{ name: "data", mountPath: "/data" }],
+      }),
+    );
+    assert.equal(ok.volumes?.length, 1);
+  });
+
+  it("nested Kubernetes objects are validated (DNS labels, C identifiers, enums)", () => {
+    const bad = [
+      { volumes: [{ name: "Bad_Name" }] },
+      { init_containers: [{ name: "ok", image: "i", imagePullPolicy: "Sometimes" }] },
+      { sidecars: [{ name: "ok", image: "i", env: [{ name: "1BAD" }] }] },
+      { sidecars: [{ name: "ok", image: "i", restartPolicy: "Never" }] },
+      { sidecars: [{ name: "ok" }] },
+      { image_pull_secrets: [{}] },
+      { labels: { a: 1 } },
+    ];
+    for (const input of bad)
+      assert.equal(ResourceSpecInput.safeParse(input).success, false, JSON.stringify(input));
+  });
+});

@@ -1,0 +1,37 @@
+import Database from "better-sqlite3";
+import { type Kysely, type MigrationProvider, Migrator } from "kysely";
+import { cacheStatements } from "./statement-cache.js";
+
+/**
+ * Opens a SQLite file the way every Berth store uses it: WAL with `synchronous=NORMAL` (a commit
+ * survives a process crash; docs/decisions.md), a busy timeout, foreign keys, and cached prepared
+ * statements.
+ */
+export function openSqliteFile(file: string): Database.Database {
+  const raw = new Database(file);
+  raw.pragma("journal_mode = WAL");
+  raw.pragma("synchronous = NORMAL");
+  raw.pragma("busy_timeout = 5000");
+  raw.pragma("foreign_keys = ON");
+  cacheStatements(raw);
+  return raw;
+}
+
+/**
+ * Applies in-code migrations (unordered: features add theirs independently); on failure closes the
+ * database and throws with the failing migration's name.
+ */
+export async function migrateToLatest<T>(db: Kysely<T>, provider: MigrationProvider): Promise<void> {
+  const { error, results } = await new Migrator({
+    db,
+    provider,
+    allowUnorderedMigrations: true,
+  }).migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    await db.destroy();
+    throw new Error(
+      `Database migration failed${failed ? ` at ${failed.migrationName}` : ""}: ${String(error)}`,
+    );
+  }
+}
