@@ -1,6 +1,7 @@
-import { type AgentServer, parseAgentServerConfig, startAgentServer } from "@berth/agent-server";
+import { parseAgentServerConfig, startAgentServer } from "@berth/agent-server";
 import type { Command } from "commander";
 import { printDevBanner } from "../banner.js";
+import { closeOnSignal } from "../shutdown.js";
 
 /** `berth dev`: an agent server for one graph project, like `langgraph dev`. */
 export function registerDevCommand(program: Command): void {
@@ -54,31 +55,7 @@ Example:
             process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
         });
         printDevBanner(server, config.dataDir);
-        await waitForShutdown(server);
+        await closeOnSignal(server, "runs still going after the grace period return to the queue");
       },
     );
-}
-
-/** Closes the server on SIGINT/SIGTERM (a second signal exits at once). */
-function waitForShutdown(server: AgentServer): Promise<void> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) process.exit(130);
-      stopping = true;
-      process.stderr.write(
-        `\n${signal}: stopping (runs still going after the grace period return to the queue)…\n`,
-      );
-      server.close().then(
-        () => resolve(),
-        (error: unknown) => {
-          process.stderr.write(`berth: error while stopping: ${String(error)}\n`);
-          process.exitCode = 1;
-          resolve();
-        },
-      );
-    };
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-  });
 }

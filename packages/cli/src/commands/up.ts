@@ -1,5 +1,6 @@
 import { parseControlPlaneConfig, type RunningControlPlane, startControlPlane } from "@berth/control-plane";
 import type { Command } from "commander";
+import { closeOnSignal } from "../shutdown.js";
 
 /** `berth up`: the control plane (the /v2/deployments API) on this machine. */
 export function registerUpCommand(program: Command): void {
@@ -44,7 +45,7 @@ Example:
           process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
       });
       printUpBanner(plane, config.dataDir);
-      await waitForShutdown(plane);
+      await closeOnSignal(plane, "");
     });
 }
 
@@ -72,26 +73,4 @@ function printUpBanner(plane: RunningControlPlane, dataDir: string): void {
   }
   lines.push("  Stop with Ctrl+C.", "");
   process.stdout.write(`${lines.join("\n")}\n`);
-}
-
-/** Closes the control plane on SIGINT/SIGTERM (a second signal exits at once). */
-function waitForShutdown(plane: RunningControlPlane): Promise<void> {
-  return new Promise((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) process.exit(130);
-      stopping = true;
-      process.stderr.write(`\n${signal}: stopping…\n`);
-      plane.close().then(
-        () => resolve(),
-        (error: unknown) => {
-          process.stderr.write(`berth: error while stopping: ${String(error)}\n`);
-          process.exitCode = 1;
-          resolve();
-        },
-      );
-    };
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-  });
 }
