@@ -1,0 +1,73 @@
+import type { RunStatus } from "@berth/schemas";
+import type { Kysely, Selectable, Transaction } from "kysely";
+import { computeThreadStatus } from "../../domain/thread-status.js";
+import type { RunCompletion, RunRecord } from "../types.js";
+import { parseJson } from "./database.js";
+import type { AgentServerDb, RunsTable } from "./schema.js";
+
+type Db = Kysely<AgentServerDb> | Transaction<AgentServerDb>;
+
+/** Statuses of a run that still holds its thread. */
+export const ACTIVE = ["pending", "running"] as const;
+
+/** A runs row as a RunRecord. */
+export function fromRow(row: Selectable<RunsTable>): RunRecord {
+  return {
+    run_id: row.run_id,
+    thread_id: row.thread_id,
+    assistant_id: row.assistant_id,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    status: row.status as RunStatus,
+    metadata: parseJson(row.metadata),
+    kwargs: parseJson(row.kwargs),
+    multitask_strategy: row.multitask_strategy as RunRecord["multitask_strategy"],
+    attempt: row.attempt,
+    available_at: row.available_at,
+    error: parseJson(row.error),
+  };
+}
+
+/** Recomputes a thread's status (and values) after one of its runs ended. */
+export async function refreshThread(
+  trx: Db,
+  threadId: string,
+  now: string,
+  change: { runErrored: boolean; thread: RunCompletion["thread"]; keepStatusIfIdle?: boolean },
+): Promise<void> {
+  const others = await trx
+    .selectFrom("runs")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("thread_id", "=", threadId)
+    .where("status", "in", ACTIVE)
+    .executeTakeFirstOrThrow();
+  let status = computeThreadStatus({
+    runErrored: change.runErrored,
+    hasNext: change.thread?.hasNext ?? false,
+    otherActiveRuns: Number(others.n),
+  });
+  if (change.keepStatusIfIdle && status === "idle") {
+    // No run ended with a result: an interrupted or errored thread stays so; only `busy` clears.
+    const current = await trx
+      .selectFrom("threads")
+      .select("status")
+      .where("thread_id", "=", threadId)
+      .executeTakeFirst();
+    if (current && current.status !== "busy") status = current.status as typeof status;
+  }
+  await trx
+    .updateTable("threads")
+    .set({
+      status,
+      updated_at: now,
+      ...(change.thread
+        ? {
+            values: change.thread.values === undefined ? null : JSON.stringify(change.thread.values),
+            interrupts: JSON.stringify(change.thread.interrupts),
+            state_updated_at: now,
+          }
+        : {}),
+    })
+    .where("thread_id", "=", threadId)
+    .execute();
+}
