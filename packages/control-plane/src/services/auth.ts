@@ -27,15 +27,34 @@ export interface BootstrapResult {
   ignoredConfiguredKey: boolean;
 }
 
+/** How long a key's tenants are remembered: key changes take effect within this time. */
+const KEY_CACHE_MS = 10_000;
+const KEY_CACHE_ENTRIES = 1_000;
+
 /** API keys → tenant. */
 export class AuthService {
+  /** Key hash → its tenants; saves a query per request (only known keys are cached). */
+  private readonly cache = new Map<string, { tenantIds: string[]; until: number }>();
+
   constructor(private readonly tenants: TenantStore) {}
+
+  private async tenantsOf(keyHash: string): Promise<string[]> {
+    const now = Date.now();
+    const hit = this.cache.get(keyHash);
+    if (hit && hit.until > now) return hit.tenantIds;
+    const tenantIds = await this.tenants.tenantsOfKey(keyHash);
+    if (tenantIds.length > 0) {
+      if (this.cache.size >= KEY_CACHE_ENTRIES) this.cache.clear();
+      this.cache.set(keyHash, { tenantIds, until: now + KEY_CACHE_MS });
+    }
+    return tenantIds;
+  }
 
   /** The tenant a request acts for; 401 without a valid key, 403 when the tenant choice is not allowed. */
   async authenticate(credentials: Credentials): Promise<string> {
     const key = credentials.apiKey ?? bearerToken(credentials.authorization);
     if (!key || key.length > 512) throw new UnauthorizedError();
-    const tenantIds = await this.tenants.tenantsOfKey(hashApiKey(key));
+    const tenantIds = await this.tenantsOf(hashApiKey(key));
     if (tenantIds.length === 0) throw new UnauthorizedError();
     const wanted = credentials.tenantId?.trim().toLowerCase();
     if (wanted) {
