@@ -4,13 +4,17 @@ import type { Logger } from "pino";
 import type { AgentServerConfig } from "./config.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { assistantRoutes } from "./http/routes/assistants.js";
+import { cronRoutes } from "./http/routes/crons.js";
 import { runStreamRoutes } from "./http/routes/run-streams.js";
 import { runRoutes } from "./http/routes/runs.js";
+import { storeRoutes } from "./http/routes/store.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { threadRoutes } from "./http/routes/threads.js";
 import type { RunSignals } from "./queue/types.js";
 import type { AssistantService } from "./services/assistants.js";
+import type { CronService } from "./services/crons.js";
 import type { RunService } from "./services/runs.js";
+import type { StoreService } from "./services/store.js";
 import type { ThreadStateService } from "./services/thread-state.js";
 import type { ThreadService } from "./services/threads.js";
 import type { StreamBroker } from "./stream/types.js";
@@ -23,6 +27,8 @@ export interface AppDeps {
   threads: ThreadService;
   threadState: ThreadStateService;
   runs: RunService;
+  store: StoreService;
+  crons: CronService;
   broker: StreamBroker;
   signals: RunSignals;
   info: { version: string; langgraphVersion: string };
@@ -51,6 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(assistantRoutes(deps.assistants));
   await app.register(threadRoutes(deps.threads, deps.threadState));
   await app.register(runRoutes(deps.runs));
+  await app.register(storeRoutes(deps.store));
+  await app.register(cronRoutes(deps.crons));
   await app.register(
     runStreamRoutes({
       runs: deps.runs,

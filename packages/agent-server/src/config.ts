@@ -32,6 +32,13 @@ export interface AgentServerConfig {
   readonly resumableStreamTtlMs: number;
   /** Interval of the whitespace keep-alives a `/wait` response sends while the run goes on. */
   readonly waitKeepAliveMs: number;
+  /** How often expired store items are deleted (they are invisible from the moment they expire). */
+  readonly storeSweepMs: number;
+  /** Webhooks may target loopback and private addresses (tests, trusted networks). */
+  readonly webhookAllowPrivate: boolean;
+  readonly webhookTimeoutMs: number;
+  readonly webhookMaxAttempts: number;
+  readonly webhookRetryBaseMs: number;
   readonly logLevel: string;
 }
 
@@ -92,6 +99,16 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     resumableStreamTtlMs:
       integer("RESUMABLE_STREAM_TTL_SECONDS", env.RESUMABLE_STREAM_TTL_SECONDS ?? 120, 1, 86_400) * 1000,
     waitKeepAliveMs: integer("BERTH_WAIT_KEEPALIVE_MS", env.BERTH_WAIT_KEEPALIVE_MS ?? 1_000, 50, 600_000),
+    storeSweepMs: integer("BERTH_STORE_SWEEP_MS", env.BERTH_STORE_SWEEP_MS ?? 60_000, 100, 86_400_000),
+    webhookAllowPrivate: ["1", "true", "yes"].includes((env.BERTH_WEBHOOK_ALLOW_PRIVATE ?? "").toLowerCase()),
+    webhookTimeoutMs: integer(
+      "BERTH_WEBHOOK_TIMEOUT_MS",
+      env.BERTH_WEBHOOK_TIMEOUT_MS ?? 10_000,
+      100,
+      600_000,
+    ),
+    webhookMaxAttempts: integer("BERTH_WEBHOOK_MAX_ATTEMPTS", env.BERTH_WEBHOOK_MAX_ATTEMPTS ?? 3, 1, 20),
+    webhookRetryBaseMs: integer("BERTH_WEBHOOK_RETRY_MS", env.BERTH_WEBHOOK_RETRY_MS ?? 1_000, 10, 600_000),
     logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
   });
 }

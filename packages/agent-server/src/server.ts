@@ -7,16 +7,22 @@ import { buildApp } from "./app.js";
 import type { AgentServerConfig } from "./config.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { CronScheduler } from "./queue/cron-scheduler.js";
 import { RunQueue } from "./queue/pool.js";
 import { MemoryRunSignals } from "./queue/signals-memory.js";
 import { processRun } from "./queue/worker.js";
 import { AssistantService } from "./services/assistants.js";
+import { CronService } from "./services/crons.js";
 import { RunService } from "./services/runs.js";
+import { StoreService } from "./services/store.js";
 import { ThreadStateService } from "./services/thread-state.js";
 import { ThreadService } from "./services/threads.js";
+import { ItemStoreAdapter } from "./storage/langgraph-store.js";
 import { openSqliteBackend } from "./storage/sqlite/index.js";
 import { MemoryStreamBroker } from "./stream/memory.js";
 import { AGENT_SERVER_VERSION } from "./version.js";
+import { AddressPolicy } from "./webhooks/address-policy.js";
+import { WebhookSender } from "./webhooks/sender.js";
 
 /** A started agent server. */
 export interface AgentServer {
@@ -51,11 +57,21 @@ export async function startAgentServer(
   const backend = await openSqliteBackend(config.dataDir);
   const cleanups: Array<() => Promise<void> | void> = [() => backend.storage.close(), unregisterTsx];
   try {
-    const registry = new GraphRegistry(backend.checkpointer);
+    const registry = new GraphRegistry(backend.checkpointer, new ItemStoreAdapter(backend.storage.items));
     await registry.loadAll(project.graphs);
     await backend.storage.assistants.upsertSystem(registry.systemAssistants(new Date().toISOString()));
 
     const signals = new MemoryRunSignals();
+    const webhookPolicy = new AddressPolicy(config.webhookAllowPrivate);
+    const webhooks = new WebhookSender(
+      webhookPolicy,
+      {
+        timeoutMs: config.webhookTimeoutMs,
+        maxAttempts: config.webhookMaxAttempts,
+        retryBaseMs: config.webhookRetryBaseMs,
+      },
+      logger,
+    );
     const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
     cleanups.push(() => broker.close());
     const assistants = new AssistantService(backend.storage.assistants, registry);
@@ -73,7 +89,12 @@ export async function startAgentServer(
       registry,
       signals,
       broker,
+      webhookPolicy,
     });
+    const store = new StoreService(backend.storage.items);
+    cleanups.unshift(store.startSweeper(config.storeSweepMs, logger));
+    const scheduler = new CronScheduler({ crons: backend.storage.crons, runs, logger });
+    const crons = new CronService(backend.storage.crons, assistants, () => scheduler.wake());
     const langgraphVersion = readPackageVersion("@langchain/langgraph/package.json");
     const app = await buildApp({
       config,
@@ -82,6 +103,8 @@ export async function startAgentServer(
       threads,
       threadState,
       runs,
+      store,
+      crons,
       broker,
       signals,
       info: { version: AGENT_SERVER_VERSION, langgraphVersion },
@@ -100,6 +123,7 @@ export async function startAgentServer(
       config,
       env,
       logger,
+      webhooks,
     };
     const queue = new RunQueue({
       runs: backend.storage.runs,
@@ -110,7 +134,15 @@ export async function startAgentServer(
     });
     await queue.start();
     // HTTP stops first, then the queue drains, then storage closes.
-    cleanups.splice(1, 0, () => queue.stop(config.shutdownGraceMs));
+    cleanups.splice(
+      1,
+      0,
+      () => queue.stop(config.shutdownGraceMs),
+      () => webhooks.drain(config.webhookTimeoutMs),
+    );
+    // Crons fire once the queue runs; they stop before it drains (with HTTP) so nothing new is queued.
+    scheduler.start();
+    cleanups.splice(1, 0, () => scheduler.stop());
 
     let closing: Promise<void> | undefined;
     return {

@@ -9,9 +9,11 @@ import { deploymentRoutes } from "./http/routes/deployments.js";
 import { projectRoutes } from "./http/routes/projects.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
 import { systemRoutes } from "./http/routes/system.js";
+import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
 import type { RevisionService } from "./services/revisions.js";
+import type { UploadService } from "./services/uploads.js";
 import type { TracingProjectStore } from "./storage/types.js";
 import { CONTROL_PLANE_VERSION } from "./version.js";
 
@@ -23,6 +25,7 @@ export interface AppDeps {
   deployments: DeploymentService;
   revisions: RevisionService;
   projects: TracingProjectStore;
+  uploads: UploadService;
 }
 
 /** Builds the control plane's Fastify app (no listening: the composition root does that). */
@@ -56,8 +59,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(systemRoutes);
+  await uploadReceiveRoutes(app, deps.uploads);
   await app.register(async (api) => {
     requireTenant(api, deps.auth);
+    await api.register(uploadUrlRoutes(deps.uploads, deps.config.publicUrl));
     await api.register(deploymentRoutes(deps.deployments));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.projects));

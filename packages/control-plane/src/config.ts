@@ -14,6 +14,10 @@ export interface ControlPlaneConfig {
   readonly secretsKey: Buffer | null;
   /** Largest accepted request body. */
   readonly bodyLimitBytes: number;
+  /** Largest source archive an upload URL accepts (the real service: 200 MB). */
+  readonly uploadLimitBytes: number;
+  /** The URL clients reach the control plane at, for upload URLs; null: the request's own host. */
+  readonly publicUrl: string | null;
   /** How often the provisioner retries work that failed. */
   readonly provisionIntervalMs: number;
   readonly logLevel: string;
@@ -61,6 +65,13 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
       50,
       3_600_000,
     ),
+    uploadLimitBytes: integer(
+      "BERTH_UPLOAD_LIMIT_BYTES",
+      env.BERTH_UPLOAD_LIMIT_BYTES ?? 200 * 1024 * 1024,
+      1024,
+      2 ** 40,
+    ),
+    publicUrl: env.BERTH_PUBLIC_URL ? env.BERTH_PUBLIC_URL.replace(/\/+$/, "") : null,
     logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
   });
 }

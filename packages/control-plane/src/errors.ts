@@ -43,3 +43,10 @@ export class ConflictError extends DomainError {
     super(message, 409);
   }
 }
+
+/** A body over the accepted size (a source archive): 413. */
+export class PayloadTooLargeError extends DomainError {
+  constructor(message: string) {
+    super(message, 413);
+  }
+}

@@ -11,6 +11,7 @@ import { DeploymentService } from "./services/deployments.js";
 import { KeyedMutex } from "./services/mutex.js";
 import { Provisioner } from "./services/provisioner.js";
 import { RevisionService } from "./services/revisions.js";
+import { UploadService } from "./services/uploads.js";
 import { openSqliteStorage } from "./storage/sqlite/index.js";
 import type { ControlPlaneStorage } from "./storage/types.js";
 
@@ -53,7 +54,19 @@ export async function createControlPlane(
     const locks = new KeyedMutex();
     const deployments = new DeploymentService(storage, locks, provisioner);
     const revisions = new RevisionService(storage, deployments, locks, provisioner);
-    const app = await buildApp({ config, logger, auth, deployments, revisions, projects: storage.projects });
+    const uploads = new UploadService(storage, {
+      objectsDir: path.join(config.dataDir, "objects"),
+      limitBytes: config.uploadLimitBytes,
+    });
+    const app = await buildApp({
+      config,
+      logger,
+      auth,
+      deployments,
+      revisions,
+      projects: storage.projects,
+      uploads,
+    });
     provisioner.start(config.provisionIntervalMs);
     let closing: Promise<void> | undefined;
     return {

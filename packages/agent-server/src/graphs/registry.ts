@@ -15,6 +15,7 @@ export interface RunnableGraph {
   ): AsyncIterableIterator<StateSnapshot>;
   updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
   checkpointer?: unknown;
+  store?: unknown;
 }
 
 type Resolved =
@@ -41,7 +42,11 @@ function isUncompiled(value: unknown): value is { compile(options?: object): unk
 export class GraphRegistry {
   private readonly graphs = new Map<string, { spec: GraphSpec; resolved: Resolved }>();
 
-  constructor(private readonly checkpointer: unknown) {}
+  constructor(
+    private readonly checkpointer: unknown,
+    /** The server's long-term memory (a LangGraph BaseStore), given to every graph as its store. */
+    private readonly store?: unknown,
+  ) {}
 
   /** Imports every graph of the project; the first failure stops the start with a clear error. */
   async loadAll(specs: readonly GraphSpec[]): Promise<void> {
@@ -64,14 +69,15 @@ export class GraphRegistry {
   }
 
   private compile(spec: GraphSpec, builder: { compile(options?: object): unknown }): RunnableGraph {
-    const compiled = builder.compile({ checkpointer: this.checkpointer });
+    const compiled = builder.compile({ checkpointer: this.checkpointer, store: this.store });
     if (!isCompiled(compiled)) throw new GraphLoadError(spec, "compile() did not return a graph");
     return compiled;
   }
 
-  /** The server's checkpointer replaces whatever the graph was compiled with (as the official server does). */
+  /** The server's checkpointer and store replace whatever the graph was compiled with (as the official server does). */
   private inject(graph: RunnableGraph): RunnableGraph {
     graph.checkpointer = this.checkpointer;
+    if (this.store !== undefined) graph.store = this.store;
     return graph;
   }
 

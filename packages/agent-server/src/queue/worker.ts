@@ -9,8 +9,10 @@ import {
 } from "../execution/run-graph.js";
 import { interruptsByTask } from "../execution/state.js";
 import type { GraphRegistry } from "../graphs/registry.js";
+import { toRunWire } from "../services/run-wire.js";
 import type { CheckpointAdmin, ClaimedRun, RunCompletion, RunStore, ThreadStore } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
+import type { WebhookSender } from "../webhooks/sender.js";
 import type { RunOutcome, RunSignals } from "./types.js";
 
 /** Why a run's execution was stopped before the graph finished. */
@@ -27,6 +29,7 @@ export interface WorkerDeps {
   config: AgentServerConfig;
   env: RunEnvironment;
   logger: Logger;
+  webhooks: WebhookSender;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function processRun(
   const timeout = setTimeout(() => stop("timeout"), config.runTimeoutMs);
 
   let ended: RunOutcome | null = null;
+  const startedAt = new Date().toISOString();
   deps.broker.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: run.attempt });
   try {
     // A displacement may have been recorded between the claim and the subscription above.
@@ -147,8 +151,32 @@ export async function processRun(
     if (ended) {
       deps.broker.end(run.run_id);
       signals.runEnded(run.run_id, ended);
+      if (run.kwargs.webhook && ended.status !== "deleted") {
+        deps.webhooks.send(run.kwargs.webhook, webhookPayload(run, ended, startedAt), { run_id: run.run_id });
+      }
     }
   }
+}
+
+/** What a webhook receives: the run as it ended, its timing, and the thread's values or the error. */
+function webhookPayload(
+  run: ClaimedRun["run"],
+  outcome: RunOutcome,
+  startedAt: string,
+): Record<string, unknown> {
+  const now = new Date().toISOString();
+  return {
+    ...toRunWire({
+      ...run,
+      status: outcome.status === "deleted" ? "interrupted" : outcome.status,
+      updated_at: now,
+    }),
+    run_started_at: startedAt,
+    run_ended_at: now,
+    webhook_sent_at: now,
+    values: outcome.values ?? null,
+    ...(outcome.error ? { error: outcome.error.message } : {}),
+  };
 }
 
 /** A stateless run's thread (and its checkpoints) go once the run has ended. */

@@ -13,7 +13,9 @@ import { decideMultitask } from "../queue/multitask.js";
 import type { RunOutcome, RunSignals } from "../queue/types.js";
 import type { RunRecord, RunStore, ThreadStore } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
+import type { AddressPolicy } from "../webhooks/address-policy.js";
 import type { AssistantService } from "./assistants.js";
+import { toRunWire } from "./run-wire.js";
 
 /** The strategy a run gets when its request names none (docs/decisions.md). */
 export const DEFAULT_MULTITASK_STRATEGY: MultitaskStrategy = "enqueue";
@@ -21,21 +23,6 @@ export const DEFAULT_MULTITASK_STRATEGY: MultitaskStrategy = "enqueue";
 const JOIN_RECHECK_MS = 5_000;
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(["success", "error", "timeout", "interrupted"]);
-
-/** The wire form of a run: the record without the queue's bookkeeping. */
-export function toRunWire(run: RunRecord): Run {
-  return {
-    run_id: run.run_id,
-    thread_id: run.thread_id,
-    assistant_id: run.assistant_id,
-    created_at: run.created_at,
-    updated_at: run.updated_at,
-    status: run.status,
-    metadata: run.metadata,
-    kwargs: run.kwargs,
-    multitask_strategy: run.multitask_strategy,
-  };
-}
 
 /** Hooks a caller runs between the insert and the doorbell (so it cannot miss the run's first event). */
 export interface CreateHooks {
@@ -52,6 +39,7 @@ export class RunService {
       registry: GraphRegistry;
       signals: RunSignals;
       broker: StreamBroker;
+      webhookPolicy: AddressPolicy;
     },
   ) {}
 
@@ -99,6 +87,8 @@ export class RunService {
     if (body.command && body.input !== undefined && body.input !== null) {
       throw new ValidationError("A run takes either input or command, not both");
     }
+    const refusal = body.webhook ? this.deps.webhookPolicy.refuseUrl(body.webhook) : null;
+    if (refusal) throw new ValidationError(`The webhook URL is refused: ${refusal}`);
     const thread = options.createThread ? undefined : await threads.get(threadId);
     if (!thread && !options.createThread) throw new NotFoundError(`Thread with ID ${threadId} not found`);
     const run = buildRunRecord({

@@ -216,8 +216,103 @@ export interface Storage {
   threads: ThreadStore;
   runs: RunStore;
   assistants: AssistantStore;
+  items: ItemStore;
+  crons: CronStore;
   close(): Promise<void>;
 }
 
 /** Thread status values accepted by the stores. */
 export type { ThreadStatus };
+
+/** An item of the long-term memory store. */
+export interface StoredItem {
+  namespace: string[];
+  key: string;
+  value: JsonObject;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Long-term memory (the Store API and the graphs' `BaseStore`): items by namespace and key. */
+export interface ItemStore {
+  /** Inserts or replaces an item; `ttlMinutes` null keeps it until deleted. */
+  put(
+    item: { namespace: string[]; key: string; value: JsonObject; ttlMinutes: number | null },
+    nowMs: number,
+  ): Promise<void>;
+  /** The unexpired item; `refreshTtl` restarts its time to live. */
+  get(
+    namespace: string[],
+    key: string,
+    options: { refreshTtl: boolean; nowMs: number },
+  ): Promise<StoredItem | undefined>;
+  delete(namespace: string[], key: string): Promise<void>;
+  /** Unexpired items under a namespace prefix whose value matches `filter`, newest update first. */
+  search(query: {
+    prefix: string[];
+    filter: JsonObject | null;
+    limit: number;
+    offset: number;
+    refreshTtl: boolean;
+    nowMs: number;
+  }): Promise<StoredItem[]>;
+  /** Distinct namespaces of unexpired items, sorted; conditions may use "*" for any label. */
+  listNamespaces(query: {
+    prefix: string[] | null;
+    suffix: string[] | null;
+    maxDepth: number | null;
+    limit: number;
+    offset: number;
+    nowMs: number;
+  }): Promise<string[][]>;
+  /** Deletes expired items; returns how many. */
+  sweep(nowMs: number): Promise<number>;
+}
+
+/** A cron as stored. */
+export interface CronRecord {
+  cron_id: string;
+  assistant_id: string;
+  thread_id: string | null;
+  user_id: string | null;
+  schedule: string;
+  timezone: string;
+  end_time: string | null;
+  payload: JsonObject;
+  metadata: JsonObject;
+  enabled: boolean;
+  on_run_completed: "delete" | "keep" | null;
+  /** Epoch ms of the next occurrence to fire; null once the schedule is over. */
+  next_run_at: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Filters of a cron search or count. */
+export interface CronFilter {
+  assistant_id?: string | null | undefined;
+  thread_id?: string | null | undefined;
+  enabled?: boolean | null | undefined;
+  metadata?: JsonObject | null | undefined;
+}
+
+/** Scheduled runs. */
+export interface CronStore {
+  /** Inserts a cron; a thread cron whose thread does not exist is a 404. */
+  create(cron: CronRecord): Promise<CronRecord>;
+  get(cronId: string): Promise<CronRecord | undefined>;
+  /** Applies `change` to the stored cron in one transaction; undefined when it does not exist. */
+  update(cronId: string, change: (cron: CronRecord) => CronRecord): Promise<CronRecord | undefined>;
+  delete(cronId: string): Promise<boolean>;
+  search(
+    filter: CronFilter & { limit: number; offset: number; sortBy: string; sortOrder: "asc" | "desc" },
+  ): Promise<CronRecord[]>;
+  count(filter: CronFilter): Promise<number>;
+  /**
+   * Claims every enabled cron due at `nowMs`: in one transaction each one's `next_run_at` moves to
+   * `advance(cron)`, so an occurrence is handed out once, whatever restarts follow.
+   */
+  claimDue(nowMs: number, advance: (cron: CronRecord) => number | null): Promise<CronRecord[]>;
+  /** Epoch ms of the earliest occurrence of an enabled cron, if any (to arm the scheduler's timer). */
+  nextDueAt(): Promise<number | undefined>;
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RuleContext, Stamp } from "../domain/deployment.js";
+import type { ControlPlaneStorage } from "../storage/types.js";
 
 /** A fresh id generator and timestamp for one operation. */
 export function stampNow(): Stamp {
@@ -7,10 +8,20 @@ export function stampNow(): Stamp {
 }
 
 /**
- * The facts the rules ask about. No listeners and no upload URLs exist yet (later issues), so
- * any listener id or tarball path is unknown and refused with a 400.
+ * The facts the rules ask about. No listeners exist yet (a later issue), so any listener id is
+ * unknown and refused with a 400; a new deployment has no uploads yet.
  */
 export const NOTHING_REGISTERED: RuleContext = {
   listenerExists: () => false,
   isUploadPath: () => false,
 };
+
+/** The rule context of an existing deployment: its completed upload paths are known. */
+export async function contextOf(
+  storage: ControlPlaneStorage,
+  tenantId: string,
+  deploymentId: string,
+): Promise<RuleContext> {
+  const uploads = new Set(await storage.uploads.completedPaths(tenantId, deploymentId));
+  return { listenerExists: () => false, isUploadPath: (path) => uploads.has(path) };
+}

@@ -5,7 +5,7 @@ import type { Deployment } from "../domain/types.js";
 import { BadRequestError, ConflictError, NotFoundError } from "../errors.js";
 import type { DeploymentCreateRequest, DeploymentPatchRequest } from "../schemas/requests.js";
 import type { ControlPlaneStorage, DeploymentFilter } from "../storage/types.js";
-import { NOTHING_REGISTERED, stampNow } from "./context.js";
+import { contextOf, NOTHING_REGISTERED, stampNow } from "./context.js";
 import type { KeyedMutex } from "./mutex.js";
 
 /** Wakes whatever advances statuses after a change (the provisioner). */
@@ -56,7 +56,7 @@ export class DeploymentService {
   async patch(tenantId: string, id: string, request: DeploymentPatchRequest): Promise<Deployment> {
     return this.locks.run(id, async () => {
       const current = await this.mutable(tenantId, id);
-      const plan = planPatch(current, request, NOTHING_REGISTERED);
+      const plan = planPatch(current, request, await contextOf(this.storage, tenantId, id));
       const stamp = stampNow();
       if (!plan.revision) {
         const saved = { ...plan.deployment, updated_at: stamp.now };

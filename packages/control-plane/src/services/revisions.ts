@@ -5,7 +5,7 @@ import type { Deployment, Revision } from "../domain/types.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import type { RevisionCreateRequest } from "../schemas/requests.js";
 import type { ControlPlaneStorage } from "../storage/types.js";
-import { NOTHING_REGISTERED, stampNow } from "./context.js";
+import { contextOf, stampNow } from "./context.js";
 import type { DeploymentService, Doorbell } from "./deployments.js";
 import type { KeyedMutex } from "./mutex.js";
 
@@ -41,7 +41,7 @@ export class RevisionService {
   async create(tenantId: string, deploymentId: string, request: RevisionCreateRequest): Promise<Revision> {
     return this.locks.run(deploymentId, async () => {
       const current = await this.deployments.mutable(tenantId, deploymentId);
-      const plan = planPatch(current, request, NOTHING_REGISTERED, true);
+      const plan = planPatch(current, request, await contextOf(this.storage, tenantId, deploymentId), true);
       const inputs = plan.revision ?? inputsOf(current);
       return (await this.commit(plan.deployment, inputs)).revision;
     });

@@ -76,8 +76,32 @@ export interface TracingProjectStore {
   get(tenantId: string, id: string): Promise<TracingProject | undefined>;
 }
 
+/** A source upload slot minted by `POST /v2/deployments/{id}/upload-url`. */
+export interface Upload {
+  object_path: string;
+  tenant_id: string;
+  deployment_id: string;
+  /** SHA-256 of the upload URL's token (the token itself is never stored). */
+  token_hash: string;
+  expires_at: string;
+  size: number | null;
+  completed_at: string | null;
+  created_at: string;
+}
+
+/** Upload slots: minted, then completed once by a PUT of the archive. */
+export interface UploadStore {
+  create(upload: Upload): Promise<void>;
+  byTokenHash(tokenHash: string): Promise<Upload | undefined>;
+  /** Marks a slot completed; false when it was already used. */
+  complete(objectPath: string, size: number, now: string): Promise<boolean>;
+  /** Object paths of a deployment's completed uploads. */
+  completedPaths(tenantId: string, deploymentId: string): Promise<string[]>;
+}
+
 /** The control plane's storage port; adapters: SQLite (now), PostgreSQL (later). */
 export interface ControlPlaneStorage {
+  uploads: UploadStore;
   tenants: TenantStore;
   deployments: DeploymentStore;
   revisions: RevisionStore;

@@ -8,7 +8,8 @@ import {
 } from "@berth/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { type RunService, toRunWire } from "../../services/runs.js";
+import { toRunWire } from "../../services/run-wire.js";
+import type { RunService } from "../../services/runs.js";
 
 /** `/threads/{thread_id}/runs` routes. */
 export function runRoutes(runs: RunService): FastifyPluginAsyncZod {

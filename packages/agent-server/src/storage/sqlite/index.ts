@@ -5,8 +5,10 @@ import type { CheckpointAdmin, Storage } from "../types.js";
 import { SqliteAssistantStore } from "./assistants.js";
 import type { BerthSqliteSaver } from "./checkpoints.js";
 import { openSqliteCheckpointer } from "./checkpoints.js";
+import { SqliteCronStore } from "./crons.js";
 import { openSqliteDatabase } from "./database.js";
 import { SqliteRunStore } from "./runs.js";
+import { SqliteItemStore } from "./store.js";
 import { SqliteThreadStore } from "./threads.js";
 
 /** The embedded backend: two SQLite files in a locked data directory. */
@@ -27,6 +29,8 @@ export async function openSqliteBackend(dataDir: string): Promise<SqliteBackend>
       threads: new SqliteThreadStore(db),
       runs: new SqliteRunStore(db),
       assistants: new SqliteAssistantStore(db),
+      items: new SqliteItemStore(db),
+      crons: new SqliteCronStore(db),
       async close() {
         await db.destroy();
         checkpoints.close();

@@ -83,6 +83,46 @@ const migrations: Record<string, Migration> = {
       );
     },
   },
+  "0100_store": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("store_items")
+        .addColumn("namespace", "text", (c) => c.notNull())
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addColumn("ttl_minutes", "real")
+        .addColumn("expires_at", "integer")
+        .addPrimaryKeyConstraint("store_items_pk", ["namespace", "key"])
+        .execute();
+      await db.schema.createIndex("store_items_expires").on("store_items").column("expires_at").execute();
+    },
+  },
+  "0101_crons": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("crons")
+        .addColumn("cron_id", "text", (c) => c.primaryKey())
+        .addColumn("assistant_id", "text", (c) => c.notNull())
+        // A thread's crons go with it.
+        .addColumn("thread_id", "text", (c) => c.references("threads.thread_id").onDelete("cascade"))
+        .addColumn("user_id", "text")
+        .addColumn("schedule", "text", (c) => c.notNull())
+        .addColumn("timezone", "text", (c) => c.notNull())
+        .addColumn("end_time", "text")
+        .addColumn("payload", "text", (c) => c.notNull())
+        .addColumn("metadata", "text", (c) => c.notNull())
+        .addColumn("enabled", "integer", (c) => c.notNull())
+        .addColumn("on_run_completed", "text")
+        .addColumn("next_run_at", "integer")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("crons_due").on("crons").columns(["enabled", "next_run_at"]).execute();
+      await db.schema.createIndex("crons_thread").on("crons").column("thread_id").execute();
+    },
+  },
 };
 
 /** Feeds the in-code migrations to Kysely's Migrator. */

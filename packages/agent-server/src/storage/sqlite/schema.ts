@@ -64,4 +64,37 @@ export interface AgentServerDb {
   assistant_versions: AssistantVersionsTable;
   threads: ThreadsTable;
   runs: RunsTable;
+  store_items: StoreItemsTable;
+  crons: CronsTable;
+}
+
+/** Long-term memory items; `namespace` is the labels joined with "." (which labels may not contain). */
+export interface StoreItemsTable {
+  namespace: string;
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+  /** Minutes an item lives after its last write (or refreshing read); null: forever. */
+  ttl_minutes: number | null;
+  /** Epoch ms after which the item is invisible and swept. */
+  expires_at: number | null;
+}
+
+/** Scheduled runs; `next_run_at` (epoch ms) is what the scheduler claims. */
+export interface CronsTable {
+  cron_id: string;
+  assistant_id: string;
+  thread_id: string | null;
+  user_id: string | null;
+  schedule: string;
+  timezone: string;
+  end_time: string | null;
+  payload: string;
+  metadata: string;
+  enabled: number;
+  on_run_completed: string | null;
+  next_run_at: number | null;
+  created_at: string;
+  updated_at: string;
 }

@@ -9,6 +9,7 @@ import { SqliteProjectStore } from "./projects.js";
 import { SqliteRevisionStore } from "./revisions.js";
 import { RowCodec } from "./rows.js";
 import { SqliteTenantStore } from "./tenants.js";
+import { SqliteUploadStore } from "./uploads.js";
 
 /** The file the control plane's state lives in, inside its data directory. */
 export const DATABASE_FILE = "control-plane.sqlite";
@@ -21,6 +22,7 @@ export async function openSqliteStorage(dataDir: string, box: SecretBox): Promis
     const db = await openSqliteDatabase(path.join(dataDir, DATABASE_FILE));
     const codec = new RowCodec(box);
     return {
+      uploads: new SqliteUploadStore(db),
       tenants: new SqliteTenantStore(db),
       deployments: new SqliteDeploymentStore(db, codec),
       revisions: new SqliteRevisionStore(db, codec),

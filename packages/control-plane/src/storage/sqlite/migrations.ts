@@ -80,6 +80,26 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0002_uploads": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("uploads")
+        .addColumn("object_path", "text", (c) => c.primaryKey())
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("deployment_id", "text", (c) => c.notNull())
+        .addColumn("token_hash", "text", (c) => c.notNull().unique())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .addColumn("size", "integer")
+        .addColumn("completed_at", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("uploads_deployment")
+        .on("uploads")
+        .columns(["tenant_id", "deployment_id"])
+        .execute();
+    },
+  },
 };
 
 /** Feeds the in-code migrations to Kysely's Migrator. */

@@ -69,7 +69,20 @@ export interface TracingProjectsTable {
 }
 
 /** The whole database. */
+/** Source upload slots (see storage/types.ts Upload). */
+export interface UploadsTable {
+  object_path: string;
+  tenant_id: string;
+  deployment_id: string;
+  token_hash: string;
+  expires_at: string;
+  size: number | null;
+  completed_at: string | null;
+  created_at: string;
+}
+
 export interface ControlPlaneDb {
+  uploads: UploadsTable;
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   api_key_tenants: ApiKeyTenantsTable;

@@ -1,0 +1,37 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { AddressPolicy } from "../src/webhooks/address-policy.js";
+
+describe("AddressPolicy", () => {
+  const strict = new AddressPolicy(false);
+  it("refuses loopback, private, link-local and mapped addresses", () => {
+    for (const address of [
+      "127.0.0.1",
+      "10.0.0.5",
+      "172.16.3.4",
+      "192.168.1.1",
+      "169.254.169.254",
+      "::1",
+      "fd00::1",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+      "0.0.0.0",
+    ]) {
+      assert.equal(strict.allows(address), false, address);
+    }
+    for (const address of ["93.184.216.34", "2606:4700::1111"])
+      assert.equal(strict.allows(address), true, address);
+  });
+  it("explains refused URLs and lets public ones through", () => {
+    assert.match(strict.refuseUrl("ftp://example.com/") ?? "", /http and https/);
+    assert.match(strict.refuseUrl("http://localhost:8080/") ?? "", /this machine/);
+    assert.match(strict.refuseUrl("http://[::1]/") ?? "", /private or loopback/);
+    assert.match(strict.refuseUrl("not a url") ?? "", /not a URL/);
+    assert.equal(strict.refuseUrl("https://hooks.example.com/x"), null);
+  });
+  it("allows everything when private targets are allowed", () => {
+    const open = new AddressPolicy(true);
+    assert.equal(open.allows("127.0.0.1"), true);
+    assert.equal(open.refuseUrl("http://localhost/"), null);
+  });
+});
