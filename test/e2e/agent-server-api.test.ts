@@ -166,6 +166,27 @@ describe("system", () => {
     assert.ok(info?.flags);
   });
 
+  it("/metrics exposes queue depth, running runs and finished runs (Prometheus text and JSON)", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "echo", {
+      input: { messages: [{ role: "user", content: "m" }] },
+    });
+    const response = await fetch(`${ctx.server().url}/metrics`);
+    assert.match(response.headers.get("content-type") ?? "", /text\/plain/);
+    const text = await response.text();
+    assert.match(text, /^lg_api_num_pending_runs \d+$/m);
+    assert.match(text, /^lg_api_num_running_runs \d+$/m);
+    assert.match(text, /^lg_api_runs_finished_total\{status="success"\} [1-9]\d*$/m);
+    assert.match(text, /^lg_api_run_duration_seconds_count\{status="success"\} [1-9]\d*$/m);
+    const json = (await (await fetch(`${ctx.server().url}/metrics?format=json`)).json()) as {
+      queue: { n_pending: number; n_running: number };
+      workers: { max: number };
+    };
+    assert.equal(typeof json.queue.n_pending, "number");
+    assert.equal(json.workers.max, 10);
+  });
+
   it("run creation sets Content-Location", async () => {
     const thread = await ctx.client().threads.create();
     const response = await fetch(`${ctx.server().url}/threads/${thread.thread_id}/runs`, {

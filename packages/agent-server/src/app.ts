@@ -10,6 +10,7 @@ import { runRoutes } from "./http/routes/runs.js";
 import { storeRoutes } from "./http/routes/store.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { threadRoutes } from "./http/routes/threads.js";
+import type { AgentServerMetrics, QueueProbe } from "./metrics/registry.js";
 import type { RunSignals } from "./queue/types.js";
 import type { AssistantService } from "./services/assistants.js";
 import type { CronService } from "./services/crons.js";
@@ -32,6 +33,8 @@ export interface AppDeps {
   broker: StreamBroker;
   signals: RunSignals;
   info: { version: string; langgraphVersion: string };
+  metrics: AgentServerMetrics;
+  queueProbe: QueueProbe;
 }
 
 /** Builds the agent server's Fastify app (no listening: the composition root does that). */
@@ -53,7 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onSend", async (_request, reply) => {
     reply.header("access-control-expose-headers", "content-location, x-pagination-total");
   });
-  await app.register(systemRoutes(deps.info));
+  await app.register(systemRoutes(deps.info, deps.metrics, deps.queueProbe));
   await app.register(assistantRoutes(deps.assistants));
   await app.register(threadRoutes(deps.threads, deps.threadState));
   await app.register(runRoutes(deps.runs));

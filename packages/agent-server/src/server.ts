@@ -7,6 +7,7 @@ import { buildApp } from "./app.js";
 import type { AgentServerConfig } from "./config.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { AgentServerMetrics } from "./metrics/registry.js";
 import { CronScheduler } from "./queue/cron-scheduler.js";
 import { RunQueue } from "./queue/pool.js";
 import { MemoryRunSignals } from "./queue/signals-memory.js";
@@ -96,6 +97,14 @@ export async function startAgentServer(
     const scheduler = new CronScheduler({ crons: backend.storage.crons, runs, logger });
     const crons = new CronService(backend.storage.crons, assistants, () => scheduler.wake());
     const langgraphVersion = readPackageVersion("@langchain/langgraph/package.json");
+    // The queue is made once the URL is known (runs see it); the probe reads it when scraped.
+    let queue: RunQueue | undefined;
+    const queueProbe = {
+      pendingRuns: () => backend.storage.runs.countPending(),
+      runningRuns: () => queue?.running ?? 0,
+      capacity: () => config.jobsPerWorker,
+    };
+    const metrics = new AgentServerMetrics(queueProbe);
     const app = await buildApp({
       config,
       logger,
@@ -108,6 +117,8 @@ export async function startAgentServer(
       broker,
       signals,
       info: { version: AGENT_SERVER_VERSION, langgraphVersion },
+      metrics,
+      queueProbe,
     });
     const url = await listenWithFallback(app, { ...config, onPortMoved: options.onPortMoved });
     cleanups.unshift(() => app.close());
@@ -124,8 +135,9 @@ export async function startAgentServer(
       env,
       logger,
       webhooks,
+      metrics,
     };
-    const queue = new RunQueue({
+    queue = new RunQueue({
       runs: backend.storage.runs,
       signals,
       config,

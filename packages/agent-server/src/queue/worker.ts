@@ -9,6 +9,7 @@ import {
 } from "../execution/run-graph.js";
 import { interruptsByTask } from "../execution/state.js";
 import type { GraphRegistry } from "../graphs/registry.js";
+import type { AgentServerMetrics } from "../metrics/registry.js";
 import { toRunWire } from "../services/run-wire.js";
 import type { CheckpointAdmin, ClaimedRun, RunCompletion, RunStore, ThreadStore } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
@@ -30,6 +31,7 @@ export interface WorkerDeps {
   env: RunEnvironment;
   logger: Logger;
   webhooks: WebhookSender;
+  metrics: AgentServerMetrics;
 }
 
 /**
@@ -149,6 +151,7 @@ export async function processRun(
     clearTimeout(timeout);
     unsubscribeCancel();
     if (ended) {
+      deps.metrics.runFinished(ended.status, (Date.now() - Date.parse(startedAt)) / 1000);
       deps.broker.end(run.run_id);
       signals.runEnded(run.run_id, ended);
       if (run.kwargs.webhook && ended.status !== "deleted") {

@@ -123,6 +123,8 @@ export interface RunStore {
   ): Promise<RunRecord[]>;
   /** Claims the oldest runnable pending run whose thread has no running run; undefined when none. */
   claimNext(owner: string, leaseMs: number, nowMs: number): Promise<ClaimedRun | undefined>;
+  /** Runs waiting in the queue (metrics). */
+  countPending(): Promise<number>;
   /** Epoch ms of the earliest delayed pending run, if any (to arm a wake-up timer). */
   nextAvailableAt(): Promise<number | undefined>;
   /** Extends the lease; false when the token no longer owns the run. */

@@ -1,8 +1,28 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { AgentServerMetrics, QueueProbe } from "../../metrics/registry.js";
 
-/** `/ok` and `/info`. */
-export function systemRoutes(info: { version: string; langgraphVersion: string }): FastifyPluginAsyncZod {
+/** `/ok`, `/info` and `/metrics`. */
+export function systemRoutes(
+  info: { version: string; langgraphVersion: string },
+  metrics: AgentServerMetrics,
+  probe: QueueProbe,
+): FastifyPluginAsyncZod {
   return async (app) => {
+    app.get(
+      "/metrics",
+      { schema: { querystring: z.object({ format: z.enum(["prometheus", "json"]).default("prometheus") }) } },
+      async (request, reply) => {
+        if (request.query.format === "json") {
+          const running = probe.runningRuns();
+          return {
+            queue: { n_pending: await probe.pendingRuns(), n_running: running },
+            workers: { active: running, available: probe.capacity() - running, max: probe.capacity() },
+          };
+        }
+        return reply.type(metrics.registry.contentType).send(await metrics.render());
+      },
+    );
     app.get("/ok", async () => ({ ok: true }));
     app.get("/info", async () => ({
       version: info.version,

@@ -193,6 +193,15 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  async countPending(): Promise<number> {
+    const row = await this.db
+      .selectFrom("runs")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("status", "=", "pending")
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async nextAvailableAt(): Promise<number | undefined> {
     const row = await this.db
       .selectFrom("runs")
