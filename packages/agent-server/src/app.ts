@@ -1,7 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
+import type { CustomAuth } from "./auth/custom-auth.js";
 import type { AgentServerConfig } from "./config.js";
+import { registerCustomAuth } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { assistantRoutes } from "./http/routes/assistants.js";
 import { cronRoutes } from "./http/routes/crons.js";
@@ -18,6 +20,7 @@ import type { RunService } from "./services/runs.js";
 import type { StoreService } from "./services/store.js";
 import type { ThreadStateService } from "./services/thread-state.js";
 import type { ThreadService } from "./services/threads.js";
+import type { ThreadStore } from "./storage/types.js";
 import type { StreamBroker } from "./stream/types.js";
 
 /** The services and facts the HTTP app is built from. */
@@ -35,6 +38,9 @@ export interface AppDeps {
   info: { version: string; langgraphVersion: string };
   metrics: AgentServerMetrics;
   queueProbe: QueueProbe;
+  /** The project's custom auth (graph.json `auth.path`), if it has one. */
+  customAuth?: CustomAuth | undefined;
+  threadStore: ThreadStore;
 }
 
 /** Builds the agent server's Fastify app (no listening: the composition root does that). */
@@ -53,6 +59,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   registerJsonParsing(app);
   registerErrorHandling(app);
+  if (deps.customAuth) {
+    registerCustomAuth(app, deps.customAuth, { threads: deps.threadStore, assistants: deps.assistants });
+  }
   app.addHook("onSend", async (_request, reply) => {
     reply.header("access-control-expose-headers", "content-location, x-pagination-total");
   });

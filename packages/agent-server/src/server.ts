@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { register as registerTsx } from "tsx/esm/api";
 import { buildApp } from "./app.js";
+import { loadCustomAuth } from "./auth/load.js";
 import type { AgentServerConfig } from "./config.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
@@ -97,6 +98,9 @@ export async function startAgentServer(
     const scheduler = new CronScheduler({ crons: backend.storage.crons, runs, logger });
     const crons = new CronService(backend.storage.crons, assistants, () => scheduler.wake());
     const langgraphVersion = readPackageVersion("@langchain/langgraph/package.json");
+    const customAuth = project.authPath
+      ? await loadCustomAuth(project.configPath, project.projectDir, project.authPath)
+      : undefined;
     // The queue is made once the URL is known (runs see it); the probe reads it when scraped.
     let queue: RunQueue | undefined;
     const queueProbe = {
@@ -119,6 +123,8 @@ export async function startAgentServer(
       info: { version: AGENT_SERVER_VERSION, langgraphVersion },
       metrics,
       queueProbe,
+      customAuth,
+      threadStore: backend.storage.threads,
     });
     const url = await listenWithFallback(app, { ...config, onPortMoved: options.onPortMoved });
     cleanups.unshift(() => app.close());

@@ -11,6 +11,8 @@ import type { NewRun } from "../storage/types.js";
 /** Who is creating the run (the custom-auth issue fills this from the authenticated user). */
 export interface RunCaller {
   userId: string;
+  /** Set when custom auth authenticated the caller. */
+  permissions?: string[] | undefined;
 }
 
 /** Everything needed to turn a validated request into the run to insert. */
@@ -43,6 +45,9 @@ export function buildRunRecord(input: RunRecordInput): NewRun {
     ...asObject(assistant.config.configurable),
     ...asObject(threadConfig.configurable),
     ...asObject(requestConfig.configurable),
+    ...(input.caller.permissions
+      ? { langgraph_auth_user_id: input.caller.userId, langgraph_auth_permissions: input.caller.permissions }
+      : {}),
     run_id: input.runId,
     user_id: input.caller.userId,
     graph_id: assistant.graph_id,

@@ -13,6 +13,7 @@ import type { RunOutcome, RunSignals } from "../../queue/types.js";
 import type { RunService } from "../../services/runs.js";
 import type { RunRecord } from "../../storage/types.js";
 import type { StreamBroker, StreamMessage } from "../../stream/types.js";
+import { callerOf } from "../auth.js";
 import { openSse } from "../sse.js";
 
 /** What the streaming routes need. */
@@ -23,8 +24,6 @@ export interface RunStreamDeps {
   heartbeatMs: number;
   waitKeepAliveMs: number;
 }
-
-const CALLER = { userId: "" };
 
 /** The API stream mode an SSE event belongs to (for `stream_mode` filters on join). */
 function modeOf(eventName: string): string {
@@ -203,7 +202,7 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
         createAndStream(
           request,
           reply,
-          (hooks) => runs.createForThread(request.params.thread_id, request.body, CALLER, hooks),
+          (hooks) => runs.createForThread(request.params.thread_id, request.body, callerOf(request), hooks),
           false,
           request.body.on_disconnect === "cancel",
         ),
@@ -212,7 +211,7 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
       createAndStream(
         request,
         reply,
-        (hooks) => runs.createStateless(request.body, CALLER, hooks),
+        (hooks) => runs.createStateless(request.body, callerOf(request), hooks),
         true,
         request.body.on_disconnect === "cancel",
       ),
@@ -238,7 +237,7 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
       (request, reply) =>
         createAndWait(
           reply,
-          (hooks) => runs.createForThread(request.params.thread_id, request.body, CALLER, hooks),
+          (hooks) => runs.createForThread(request.params.thread_id, request.body, callerOf(request), hooks),
           false,
           request.body.on_disconnect === "cancel",
         ),
@@ -246,13 +245,13 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
     app.post("/runs/wait", { schema: { body: RunCreateStateless } }, (request, reply) =>
       createAndWait(
         reply,
-        (hooks) => runs.createStateless(request.body, CALLER, hooks),
+        (hooks) => runs.createStateless(request.body, callerOf(request), hooks),
         true,
         request.body.on_disconnect === "cancel",
       ),
     );
     app.post("/runs", { schema: { body: RunCreateStateless } }, async (request, reply) => {
-      const run = await runs.createStateless(request.body, CALLER);
+      const run = await runs.createStateless(request.body, callerOf(request));
       reply.headers(locationHeaders(run, true));
       return runs.toWire(run);
     });
@@ -261,7 +260,8 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
       { schema: { body: z.array(RunCreateStateless).min(1).max(100) } },
       async (request) => {
         const created: ReturnType<RunService["toWire"]>[] = [];
-        for (const body of request.body) created.push(runs.toWire(await runs.createStateless(body, CALLER)));
+        for (const body of request.body)
+          created.push(runs.toWire(await runs.createStateless(body, callerOf(request))));
         return created;
       },
     );

@@ -10,6 +10,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { toRunWire } from "../../services/run-wire.js";
 import type { RunService } from "../../services/runs.js";
+import { callerOf } from "../auth.js";
 
 /** `/threads/{thread_id}/runs` routes. */
 export function runRoutes(runs: RunService): FastifyPluginAsyncZod {
@@ -18,7 +19,7 @@ export function runRoutes(runs: RunService): FastifyPluginAsyncZod {
       "/threads/:thread_id/runs",
       { schema: { params: ThreadParams, body: RunCreateStateful } },
       async (request, reply) => {
-        const run = await runs.createForThread(request.params.thread_id, request.body, { userId: "" });
+        const run = await runs.createForThread(request.params.thread_id, request.body, callerOf(request));
         reply.header("content-location", `/threads/${run.thread_id}/runs/${run.run_id}`);
         return toRunWire(run);
       },
