@@ -181,13 +181,28 @@ describe("wait and stateless runs", () => {
     assert.equal(batch.length, 2);
   });
 
-  it("stream_mode events is refused clearly", async () => {
+  it("stream_mode events streams LangGraph's events next to the other modes", async () => {
     const client = ctx.client();
     const thread = await client.threads.create();
-    assert.equal(
-      await statusOf(client.runs.create(thread.thread_id, "echo", { input: ask("x"), streamMode: "events" })),
-      422,
+    const parts = await collect(
+      client.runs.stream(thread.thread_id, "agent", {
+        input: ask("What is 5 * 5?"),
+        streamMode: ["events", "values"],
+      }),
     );
+    const events = parts.filter((p) => p.event === "events").map((p) => (p.data as { event: string }).event);
+    for (const kind of [
+      "on_chain_start",
+      "on_chain_end",
+      "on_chat_model_start",
+      "on_chat_model_end",
+      "on_tool_start",
+      "on_tool_end",
+    ]) {
+      assert.ok(events.includes(kind), `has ${kind}`);
+    }
+    const values = parts.filter((p) => p.event === "values");
+    assert.deepEqual(messageTypes(values.at(-1)?.data), ["human", "ai", "tool", "ai"]);
   });
 });
 

@@ -81,23 +81,39 @@ export async function executeRun(args: {
 }): Promise<ThreadAfterRun> {
   const { graph, run, config, signal, broker } = args;
   const mapper = new StreamEventMapper(run.kwargs.stream_mode);
-  const stream = await graph.stream(args.resume ? null : graphInput(run.kwargs), {
+  const input = args.resume ? null : graphInput(run.kwargs);
+  const options = {
     ...config,
-    streamMode: nativeModes(run.kwargs.stream_mode),
+    streamMode: nativeModes(run.kwargs.stream_mode.filter((m) => m !== "events")),
     signal,
     // Always ask for namespaces: subgraph events are only forwarded when the run asked for them.
     subgraphs: true,
     interruptBefore: run.kwargs.interrupt_before ?? undefined,
     interruptAfter: run.kwargs.interrupt_after ?? undefined,
-  });
-  for await (const chunk of stream) {
-    // Storage calls resolve without real I/O, so concurrent runs could chain microtasks for
-    // hundreds of ms and starve the HTTP server (accepts, /ok): give the event loop a turn per step.
-    await yieldToEventLoop();
-    if (!broker.wanted(run.run_id)) continue;
+  };
+  const publishChunk = (chunk: unknown) => {
     const [namespace, mode, data] = chunk as [string[], string, unknown];
-    if (namespace.length > 0 && !run.kwargs.subgraphs) continue;
+    if (namespace.length > 0 && !run.kwargs.subgraphs) return;
     for (const out of mapper.map(namespace, mode, data)) broker.publish(run.run_id, out.event, out.data);
+  };
+  if (run.kwargs.stream_mode.includes("events")) {
+    // `events` needs LangGraph's event stream; the other modes ride in it as the root chain's
+    // on_chain_stream chunks, so one pass serves both.
+    let rootRunId: string | undefined;
+    for await (const event of graph.streamEvents(input, { ...options, version: "v2" })) {
+      await yieldToEventLoop();
+      rootRunId ??= event.run_id;
+      if (!broker.wanted(run.run_id)) continue;
+      if (event.event === "on_chain_stream" && event.run_id === rootRunId) publishChunk(event.data.chunk);
+      else broker.publish(run.run_id, "events", toWire(event));
+    }
+  } else {
+    for await (const chunk of await graph.stream(input, options)) {
+      // Storage calls resolve without real I/O, so concurrent runs could chain microtasks for
+      // hundreds of ms and starve the HTTP server (accepts, /ok): give the event loop a turn per step.
+      await yieldToEventLoop();
+      if (broker.wanted(run.run_id)) publishChunk(chunk);
+    }
   }
   const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id } });
   return {

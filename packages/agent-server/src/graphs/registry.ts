@@ -8,6 +8,10 @@ import type { GraphSpec } from "./spec.js";
 /** The parts of a compiled LangGraph graph the server uses. */
 export interface RunnableGraph {
   stream(input: unknown, options: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  streamEvents(
+    input: unknown,
+    options: Record<string, unknown> & { version: "v2" },
+  ): AsyncIterable<{ event: string; run_id: string; data: { chunk?: unknown } }>;
   getState(config: RunnableConfig, options?: { subgraphs?: boolean }): Promise<StateSnapshot>;
   getStateHistory(
     config: RunnableConfig,

@@ -20,13 +20,7 @@ export const RunCreateStateful = z.object({
   context: JsonObject.nullish(),
   checkpoint_id: z.string().nullish(),
   checkpoint: JsonObject.nullish(),
-  stream_mode: z
-    .union([StreamMode, z.array(StreamMode)])
-    .nullish()
-    .refine((m) => m !== "events" && !(Array.isArray(m) && m.includes("events")), {
-      message:
-        'stream_mode "events" is not supported yet; use values, updates, messages, messages-tuple, debug, custom, tasks or checkpoints',
-    }),
+  stream_mode: z.union([StreamMode, z.array(StreamMode)]).nullish(),
   stream_subgraphs: z.boolean().nullish(),
   stream_resumable: z.boolean().nullish(),
   interrupt_before: NodeList.nullish(),
