@@ -12,8 +12,24 @@ export interface ServerPlan {
   /** Successful runs per graph before measuring (JIT, module loading, first SQLite pages). */
   warmup: number;
   latency: LoopLimits;
+  /** Sequential `runs.stream` calls on fresh threads (time to first event, first values, end). */
+  stream: LoopLimits;
   throughput: LoopLimits;
   threadCreate: LoopLimits;
+}
+
+/** The long run on Berth alone: does its memory settle or keep growing? */
+export interface SoakPlan {
+  graph: "echo";
+  clients: number;
+  /** Runs in all, warm-up included. */
+  runs: number;
+  /** RSS after this many runs is the baseline the growth is measured against. */
+  warmupRuns: number;
+  /** RSS is sampled each time this many more runs have finished. */
+  sampleEvery: number;
+  /** No client starts a run after this long: a soak that slows to a crawl still ends. */
+  maxMs: number;
 }
 
 export interface BenchPlan {
@@ -23,6 +39,7 @@ export interface BenchPlan {
   berth: ServerPlan;
   peer: ServerPlan;
   floor: Omit<FloorPlan, "runsPerThread">;
+  soak: SoakPlan;
 }
 
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
@@ -30,7 +47,8 @@ const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 /**
  * Berth gets counts and the peer gets time boxes: the peer's workers sleep a random 0–1000 ms
  * whenever its queue is empty, so a sequential run there costs about half a second and 40 of them
- * already take ~25 s. Totals stay near 4–5 minutes on 2 cores for both graphs.
+ * already take ~25 s; its 30 streams per graph take ~15 s more. Totals stay near 5–6 minutes on 2
+ * cores for both graphs and the soak (10,000 echo runs, about a minute at Berth's 16-client rate).
  */
 const FULL: BenchPlan = {
   name: "full",
@@ -38,12 +56,14 @@ const FULL: BenchPlan = {
   berth: {
     warmup: 50,
     latency: { perClient: 300, maxMs: 30_000 },
+    stream: { perClient: 200, maxMs: 20_000 },
     throughput: { perClient: UNBOUNDED, maxMs: 10_000 },
     threadCreate: { perClient: UNBOUNDED, maxMs: 3_000 },
   },
   peer: {
     warmup: 3,
     latency: { perClient: 40, maxMs: 60_000 },
+    stream: { perClient: 30, maxMs: 40_000 },
     throughput: { perClient: UNBOUNDED, maxMs: 12_000 },
     threadCreate: { perClient: UNBOUNDED, maxMs: 3_000 },
   },
@@ -53,6 +73,7 @@ const FULL: BenchPlan = {
     concurrency: 16,
     concurrent: { perClient: UNBOUNDED, maxMs: 5_000 },
   },
+  soak: { graph: "echo", clients: 16, runs: 10_000, warmupRuns: 1_000, sampleEvery: 1_000, maxMs: 240_000 },
 };
 
 /** A smoke check that every phase works end to end (under a minute); its figures mean little. */
@@ -62,12 +83,14 @@ const QUICK: BenchPlan = {
   berth: {
     warmup: 3,
     latency: { perClient: 20, maxMs: 5_000 },
+    stream: { perClient: 10, maxMs: 5_000 },
     throughput: { perClient: UNBOUNDED, maxMs: 1_500 },
     threadCreate: { perClient: UNBOUNDED, maxMs: 500 },
   },
   peer: {
     warmup: 1,
     latency: { perClient: 3, maxMs: 10_000 },
+    stream: { perClient: 3, maxMs: 10_000 },
     throughput: { perClient: UNBOUNDED, maxMs: 2_000 },
     threadCreate: { perClient: UNBOUNDED, maxMs: 500 },
   },
@@ -77,6 +100,7 @@ const QUICK: BenchPlan = {
     concurrency: 16,
     concurrent: { perClient: UNBOUNDED, maxMs: 1_000 },
   },
+  soak: { graph: "echo", clients: 16, runs: 500, warmupRuns: 100, sampleEvery: 100, maxMs: 30_000 },
 };
 
 export function benchPlan(quick: boolean): BenchPlan {

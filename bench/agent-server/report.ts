@@ -1,13 +1,17 @@
 import type { FloorResult } from "./floor.js";
 import type { PhaseResult } from "./loops.js";
-import { CLIENT_COUNTS, THREAD_CREATE_CLIENTS } from "./plan.js";
+import { CLIENT_COUNTS, type SoakPlan, THREAD_CREATE_CLIENTS } from "./plan.js";
 import type {
   BenchResults,
   Outcome,
   ServerFigures,
   ServerGraphFigures,
+  SoakFigures,
+  StreamFigures,
   ThroughputFigures,
 } from "./results.js";
+import { mb } from "./soak.js";
+import type { LatencySummary } from "./stats.js";
 import type { GraphId } from "./workload.js";
 
 /** The targets Berth is held to; the report prints PASS/MISS next to each figure they apply to. */
@@ -15,6 +19,8 @@ export const TARGETS = {
   latencyTimesFaster: 40,
   throughputTimesPeer: 10,
   floorPercent: 50,
+  /** RSS at the end of the soak over RSS after its warm-up, minus 1. */
+  soakGrowthPercent: 10,
 } as const;
 
 function ms(value: number): string {
@@ -106,6 +112,19 @@ function graphSection(results: BenchResults, graphId: GraphId): string[] {
       row([`create+join ${p}`, ms(b), ms(q), peer && berth ? `${times(faster)} faster` : "", ...target]),
     );
   }
+  // Stream times, all from the runs.stream call: first event (metadata), first values event, end.
+  const streamTimes: Array<[string, (f: StreamFigures) => LatencySummary]> = [
+    ["first event", (f) => f.firstEvent],
+    ["first values", (f) => f.firstValues],
+    ["end", (f) => f.phase.latency],
+  ];
+  for (const [label, pick] of streamTimes) {
+    for (const p of ["p50", "p99"] as const) {
+      const b = berth ? pick(berth.stream)[p] : Number.NaN;
+      const q = peer ? pick(peer.stream)[p] : Number.NaN;
+      out.push(row([`stream ${label} ${p}`, ms(b), ms(q), peer && berth ? `${times(q / b)} faster` : ""]));
+    }
+  }
   for (const clients of CLIENT_COUNTS) {
     const b = berth?.throughput[clients].phase.perSecond ?? Number.NaN;
     const q = peer?.throughput[clients].phase.perSecond ?? Number.NaN;
@@ -135,8 +154,13 @@ function graphSection(results: BenchResults, graphId: GraphId): string[] {
   ] as const) {
     if (!figures) continue;
     const l = figures.latency;
+    const st = figures.stream;
     out.push(
       `  ${name} sequential: ${l.completed} runs, create+join mean ${ms(l.latency.mean)}, max ${ms(l.latency.max)}`,
+      `  ${name} stream: ${st.phase.completed} runs, ${st.eventsPerRun.toFixed(1)} events each; ` +
+        `mean first event ${ms(st.firstEvent.mean)} / first values ${ms(st.firstValues.mean)} / end ${ms(st.phase.latency.mean)}, ` +
+        `max end ${ms(st.phase.latency.max)}` +
+        (st.notMetadataFirst > 0 ? `; ${st.notMetadataFirst} streams did NOT start with metadata` : ""),
     );
     for (const clients of CLIENT_COUNTS)
       out.push(throughputDetail(name, clients, figures.throughput[clients]));
@@ -153,6 +177,8 @@ function graphSection(results: BenchResults, graphId: GraphId): string[] {
   const notes = [
     berth && errorNote("Berth", "sequential", berth.latency),
     peer && errorNote("peer", "sequential", peer.latency),
+    berth && errorNote("Berth", "stream", berth.stream.phase),
+    peer && errorNote("peer", "stream", peer.stream.phase),
     ...CLIENT_COUNTS.flatMap((clients) => [
       berth && errorNote("Berth", `${clients} clients`, berth.throughput[clients].phase),
       peer && errorNote("peer", `${clients} clients`, peer.throughput[clients].phase),
@@ -226,11 +252,71 @@ function threadSection(results: BenchResults): string[] {
   return out;
 }
 
+function soakSection(plan: SoakPlan, outcome: Outcome<SoakFigures>): string[] {
+  const out = [rule(`soak: Berth, ${plan.graph} graph, ${plan.clients} clients, ${plan.runs} runs`)];
+  const soak = ok(outcome);
+  if (!soak) {
+    out.push(`Berth: ${why(outcome)}`);
+    return out;
+  }
+  const { warmup, end, phase } = soak;
+  const finished = phase.completed + phase.errors;
+  const growth = warmup && end ? (end.rssBytes / warmup.rssBytes - 1) * 100 : Number.NaN;
+  const memory = (sample: { rssBytes: number } | undefined) => (sample ? `${mb(sample.rssBytes)} MB` : "—");
+  out.push(
+    row(["", "Berth", "", "", "target", ""]),
+    row([`RSS after ${plan.warmupRuns}-run warm-up`, memory(warmup)]),
+    row([`RSS after ${plan.runs} runs`, end ? memory(end) : `— (only ${finished} finished)`]),
+    row([
+      "RSS growth",
+      Number.isFinite(growth) ? `${growth.toFixed(1)}%` : "—",
+      "",
+      "",
+      `< ${TARGETS.soakGrowthPercent}%`,
+      Number.isFinite(growth) ? verdict(growth < TARGETS.soakGrowthPercent) : "MISS",
+    ]),
+    row(["failed runs", String(phase.errors), "", "", "0", verdict(phase.errors === 0 && end !== undefined)]),
+    row(["runs/s", rate(phase.perSecond)]),
+    "",
+    "RSS series (runs finished → RSS, runs/s since the previous sample)",
+    `  idle, before the first run: ${memory(soak.idleRssBytes === undefined ? undefined : { rssBytes: soak.idleRssBytes })}`,
+  );
+  for (const sample of soak.samples) {
+    const mark = sample === warmup ? "  ← baseline" : "";
+    out.push(
+      `  ${String(sample.runs).padStart(6)} runs  ${mb(sample.rssBytes).padStart(7)} MB  ` +
+        `${rate(sample.perSecond).padStart(5)} runs/s  (${sample.seconds.toFixed(0)} s)${mark}`,
+    );
+  }
+  const cpu =
+    soak.serverCpuMsPerRun === undefined ? "" : `, server CPU per run ${ms(soak.serverCpuMsPerRun)}`;
+  out.push(
+    `  run latency p50 ${ms(phase.latency.p50)} / p99 ${ms(phase.latency.p99)} / max ${ms(phase.latency.max)}${cpu}; ` +
+      `data directory at the end ${mb(soak.dataBytes)} MB`,
+  );
+  const note = errorNote("Berth", "soak", phase);
+  if (note) out.push(note);
+  return out;
+}
+
 function serverNotes(results: BenchResults): string[] {
   const out: string[] = [rule("servers")];
+  const soak: Outcome<ServerFigures> =
+    results.soak.status === "ok"
+      ? {
+          status: "ok",
+          value: {
+            graphs: {},
+            threadCreate: { status: "skipped", reason: "soak" },
+            logLines: results.soak.value.logLines,
+            startSeconds: results.soak.value.startSeconds,
+          },
+        }
+      : results.soak;
   for (const [name, outcome] of [
     ["Berth", results.berth],
     ["peer", results.peer],
+    ["Berth (soak)", soak],
   ] as const) {
     if (outcome.status !== "ok") {
       out.push(`${name}: ${why(outcome)}`);
@@ -249,8 +335,14 @@ function serverNotes(results: BenchResults): string[] {
 /** The whole side-by-side report, printed once every phase has run. */
 export function renderReport(results: BenchResults): string {
   const lines: string[] = [""];
-  for (const graphId of results.graphs) lines.push(...graphSection(results, graphId), "");
-  lines.push(...threadSection(results), "", ...serverNotes(results), "");
+  // --only soak: no comparison tables full of "skipped".
+  const compared = results.berth.status !== "skipped" || results.peer.status !== "skipped";
+  if (compared) {
+    for (const graphId of results.graphs) lines.push(...graphSection(results, graphId), "");
+    lines.push(...threadSection(results), "");
+  }
+  if (results.soak.status !== "skipped") lines.push(...soakSection(results.plan.soak, results.soak), "");
+  lines.push(...serverNotes(results), "");
   lines.push(`total bench time ${results.wallSeconds.toFixed(0)} s (${results.plan.name} profile)`);
   return lines.join("\n");
 }

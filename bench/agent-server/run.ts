@@ -12,22 +12,30 @@ import type {
   Outcome,
   ServerFigures,
   ServerGraphFigures,
+  SoakFigures,
+  StreamFigures,
   ThroughputFigures,
 } from "./results.js";
-import { runLatency, runThreadCreate, runThroughput, warmUp } from "./scenarios.js";
+import { runLatency, runStream, runThreadCreate, runThroughput, warmUp } from "./scenarios.js";
 import { type RunningServer, startBerth, startPeer } from "./servers.js";
+import { directoryBytes, runSoak } from "./soak.js";
 import { nowMs } from "./stats.js";
 import { GRAPH_IDS, type GraphId, REPO_ROOT } from "./workload.js";
 
-const USAGE = `Usage: node --import tsx bench/agent-server/run.ts [--quick] [--only berth|peer] [--graph echo|agent]
+const USAGE = `Usage: node --import tsx bench/agent-server/run.ts [--quick] [--only berth|peer|soak] [--graph echo|agent]
 
 Compares Berth's agent server with the official one (langgraphjs dev, @langchain/langgraph-api 2.0.0)
-and with graph.invoke in process. Build Berth first (npm run build); the peer installs itself into
+and with graph.invoke in process, then soaks Berth (10,000 echo runs; 500 with --quick) watching its
+memory. --only berth leaves out the peer, --only peer leaves out Berth, the floor and the soak,
+--only soak runs the soak alone. Build Berth first (npm run build); the peer installs itself into
 bench/agent-server/peer on first use.`;
+
+const ONLY = ["berth", "peer", "soak"] as const;
+type Only = (typeof ONLY)[number];
 
 interface Options {
   quick: boolean;
-  only: "berth" | "peer" | undefined;
+  only: Only | undefined;
   graphs: GraphId[];
 }
 
@@ -45,8 +53,9 @@ function parseOptions(argv: string[]): Options {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  if (values.only !== undefined && values.only !== "berth" && values.only !== "peer") {
-    throw new Error(`--only takes berth or peer, not "${values.only}"`);
+  const only = values.only;
+  if (only !== undefined && !ONLY.includes(only as Only)) {
+    throw new Error(`--only takes ${ONLY.join(", ")}, not "${only}"`);
   }
   const graph = values.graph;
   if (graph !== undefined && !GRAPH_IDS.includes(graph as GraphId)) {
@@ -54,7 +63,7 @@ function parseOptions(argv: string[]): Options {
   }
   return {
     quick: values.quick,
-    only: values.only,
+    only: only as Only | undefined,
     graphs: graph === undefined ? [...GRAPH_IDS] : [graph as GraphId],
   };
 }
@@ -85,6 +94,15 @@ function phaseLine(result: PhaseResult): string {
   return `${result.completed} in ${result.seconds.toFixed(1)} s (${result.perSecond.toFixed(1)}/s), p50 ${result.latency.p50.toFixed(2)} ms, p99 ${result.latency.p99.toFixed(2)} ms${errors}`;
 }
 
+function streamLine(stream: StreamFigures): string {
+  const { phase } = stream;
+  const errors = phase.errors > 0 ? `, ${phase.errors} ERRORS` : "";
+  return (
+    `${phase.completed} in ${phase.seconds.toFixed(1)} s, p50 first event ${stream.firstEvent.p50.toFixed(2)} ms, ` +
+    `first values ${stream.firstValues.p50.toFixed(2)} ms, end ${phase.latency.p50.toFixed(2)} ms${errors}`
+  );
+}
+
 /** Every HTTP phase of one server, graph by graph; a graph that fails is reported, the rest still runs. */
 async function measureServer(server: RunningServer, plan: BenchPlan, options: Options, startSeconds: number) {
   const serverPlan = server.name === "Berth" ? plan.berth : plan.peer;
@@ -98,6 +116,10 @@ async function measureServer(server: RunningServer, plan: BenchPlan, options: Op
       progress(`${tag}: sequential create+join on fresh threads (≤ ${serverPlan.latency.perClient} runs)`);
       const latency = await runLatency(server.url, graphId, serverPlan.latency, progress);
       progress(`${tag}: sequential → ${phaseLine(latency)}`);
+
+      progress(`${tag}: sequential runs.stream on fresh threads (≤ ${serverPlan.stream.perClient} runs)`);
+      const stream = await runStream(server.url, graphId, serverPlan.stream, progress);
+      progress(`${tag}: stream → ${streamLine(stream)}`);
 
       const throughput = {} as Record<ClientCount, ThroughputFigures>;
       for (const clients of CLIENT_COUNTS) {
@@ -125,7 +147,7 @@ async function measureServer(server: RunningServer, plan: BenchPlan, options: Op
         };
         progress(`${tag}: ${clients} clients → ${phaseLine(phase)}`);
       }
-      const figures: ServerGraphFigures = { latency, throughput };
+      const figures: ServerGraphFigures = { latency, stream, throughput };
       graphs[graphId] = { status: "ok", value: figures };
     } catch (error) {
       progress(`${tag}: FAILED: ${describe(error)}`);
@@ -194,6 +216,55 @@ async function runPeer(plan: BenchPlan, options: Options): Promise<Outcome<Serve
   }
 }
 
+/**
+ * A fresh Berth (its own data directory) for the soak alone, so the baseline is not the heap the
+ * other phases left behind and `--only soak` measures exactly what the full run does.
+ */
+async function runSoakPhase(plan: BenchPlan, dataDir: string): Promise<Outcome<SoakFigures>> {
+  const { soak } = plan;
+  progress("Berth (soak): starting");
+  const t0 = nowMs();
+  let server: RunningServer;
+  try {
+    server = await startBerth(dataDir);
+  } catch (error) {
+    progress(`Berth (soak): could not start: ${describe(error)}`);
+    return { status: "unavailable", reason: describe(error).split("\n")[0] ?? "start failed" };
+  }
+  const startSeconds = (nowMs() - t0) / 1000;
+  progress(`Berth (soak): up at ${server.url} after ${startSeconds.toFixed(1)} s`);
+  try {
+    progress(
+      `soak: ${soak.runs} ${soak.graph} runs, ${soak.clients} clients, RSS every ${soak.sampleEvery} runs ` +
+        `(baseline after ${soak.warmupRuns})`,
+    );
+    const cpu0 = server.cpuMs();
+    const run = await runSoak(server, soak, plan.runsPerThread, progress);
+    const cpu1 = server.cpuMs();
+    const finished = run.phase.completed + run.phase.errors;
+    progress(`soak → ${phaseLine(run.phase)}`);
+    return {
+      status: "ok",
+      value: {
+        ...run,
+        warmup: run.samples.find((sample) => sample.runs === soak.warmupRuns),
+        end: finished >= soak.runs ? run.samples.at(-1) : undefined,
+        serverCpuMsPerRun:
+          cpu0 === undefined || cpu1 === undefined ? undefined : (cpu1 - cpu0) / Math.max(1, finished),
+        dataBytes: directoryBytes(dataDir),
+        logLines: [...server.logLines()],
+        startSeconds,
+      },
+    };
+  } catch (error) {
+    progress(`soak: FAILED: ${describe(error)}`);
+    return { status: "unavailable", reason: describe(error) };
+  } finally {
+    progress("Berth (soak): stopping");
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const plan = benchPlan(options.quick);
@@ -212,23 +283,25 @@ async function main(): Promise<void> {
       "        the bench process shares the CPU with the server under test (servers run one at a time).",
       `workload: graphs ${options.graphs.join(", ")}; throughput clients take a fresh thread every ${plan.runsPerThread} runs;`,
       `targets: create+join p50 ≥ ${TARGETS.latencyTimesFaster}× faster than the peer, runs/s ≥ ${TARGETS.throughputTimesPeer}× the peer, ` +
-        `≥ ${TARGETS.floorPercent}% of the in-process floor`,
+        `≥ ${TARGETS.floorPercent}% of the in-process floor; soak RSS growth < ${TARGETS.soakGrowthPercent}%, 0 errors`,
       "",
     ].join("\n"),
   );
 
   const skipped = (reason: string) => ({ status: "skipped", reason }) as const;
   try {
+    const only = options.only;
     const berth =
-      options.only === "peer"
-        ? skipped("--only peer")
+      only === "peer" || only === "soak"
+        ? skipped(`--only ${only}`)
         : await withServer("Berth", () => startBerth(path.join(dataRoot, "berth")), plan, options);
-    const peer = options.only === "berth" ? skipped("--only berth") : await runPeer(plan, options);
+    const peer =
+      only === "berth" || only === "soak" ? skipped(`--only ${only}`) : await runPeer(plan, options);
 
     const floor: BenchResults["floor"] = {};
     for (const graphId of options.graphs) {
-      if (options.only === "peer") {
-        floor[graphId] = skipped("--only peer");
+      if (only === "peer" || only === "soak") {
+        floor[graphId] = skipped(`--only ${only}`);
         continue;
       }
       try {
@@ -247,12 +320,16 @@ async function main(): Promise<void> {
       }
     }
 
+    const soak =
+      only === "peer" ? skipped("--only peer") : await runSoakPhase(plan, path.join(dataRoot, "soak"));
+
     const results: BenchResults = {
       plan,
       graphs: options.graphs,
       berth,
       peer,
       floor,
+      soak,
       peerVersions: peer.status === "ok" ? peerVersions() : undefined,
       wallSeconds: (nowMs() - benchStart) / 1000,
     };
@@ -264,7 +341,9 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${renderReport(results)}\n`);
     // Only a Berth that could not be measured at all is a failed bench; MISS lines are results.
-    if (berth.status === "unavailable") process.exitCode = 1;
+    if (berth.status === "unavailable" || (only === "soak" && soak.status === "unavailable")) {
+      process.exitCode = 1;
+    }
   } finally {
     fs.rmSync(dataRoot, { recursive: true, force: true });
   }

@@ -1,18 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
 import { closedLoop, type LoopLimits, type PhaseResult } from "./loops.js";
+import type { StreamFigures } from "./results.js";
+import { nowMs, summarize } from "./stats.js";
 import { checkAnswer, type GraphId, runInput } from "./workload.js";
 
 /**
  * One SDK client per simulated user: a shared Client would queue everything behind its default
  * maxConcurrency of 4. Retries are off so that a failed request is counted, not hidden.
  */
-function newClient(url: string): Client {
+export function newClient(url: string): Client {
   return new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
 }
 
 /** Create a run on the thread, wait for it, and check it produced the expected answer. */
-async function createAndJoin(
+export async function createAndJoin(
   client: Client,
   graphId: GraphId,
   threadId: string,
@@ -71,6 +73,68 @@ export function runLatency(
     },
     progress,
   });
+}
+
+/**
+ * Sequential `runs.stream` with stream mode `values`, each on a thread made just before (untimed).
+ * Three times per run, all from the call: first event (`metadata`), first `values` event, end of
+ * the stream. A run counts only if its last `values` event holds the expected answer and no
+ * `error` event came; its three times are kept together, so every figure covers the same runs.
+ */
+export async function runStream(
+  url: string,
+  graphId: GraphId,
+  limits: LoopLimits,
+  progress: (line: string) => void,
+): Promise<StreamFigures> {
+  const firstEvent: number[] = [];
+  const firstValues: number[] = [];
+  let events = 0;
+  let notMetadataFirst = 0;
+  const phase = await closedLoop({
+    clients: 1,
+    limits,
+    setup: async () => newClient(url),
+    prepare: async (client) => (await client.threads.create()).thread_id,
+    measure: async (client, threadId) => {
+      if (threadId === undefined) throw new Error("no thread prepared");
+      // The SDK sends the request on the first next(): the clock starts before the call.
+      const t0 = nowMs();
+      let tFirst: number | undefined;
+      let tValues: number | undefined;
+      let first: string | undefined;
+      let last: unknown;
+      let count = 0;
+      const stream = client.runs.stream(threadId, graphId, { input: runInput(), streamMode: "values" });
+      for await (const chunk of stream) {
+        const t = nowMs();
+        const name: string = chunk.event;
+        tFirst ??= t;
+        first ??= name;
+        count += 1;
+        if (name === "error") throw new Error(`error event: ${JSON.stringify(chunk.data).slice(0, 200)}`);
+        if (name === "values") {
+          tValues ??= t;
+          last = chunk.data;
+        }
+      }
+      if (tFirst === undefined || tValues === undefined)
+        throw new Error("stream ended without a values event");
+      checkAnswer(graphId, last);
+      firstEvent.push(tFirst - t0);
+      firstValues.push(tValues - t0);
+      events += count;
+      if (first !== "metadata") notMetadataFirst += 1;
+    },
+    progress,
+  });
+  return {
+    phase,
+    firstEvent: summarize(firstEvent),
+    firstValues: summarize(firstValues),
+    eventsPerRun: events / Math.max(1, phase.completed),
+    notMetadataFirst,
+  };
 }
 
 interface LoopClient {

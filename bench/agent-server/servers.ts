@@ -13,6 +13,12 @@ export interface RunningServer {
   readonly logLines: () => readonly string[];
   /** CPU time (user + system) used so far by every process of the server's group; undefined off Linux. */
   cpuMs(): number | undefined;
+  /**
+   * Resident memory (VmRSS of /proc/<pid>/status) of the process the bench spawned, in bytes;
+   * undefined off Linux or once it is gone. For Berth that is the server itself; for the peer it
+   * is only its CLI (the server is a grandchild), so the bench reads it for Berth alone.
+   */
+  rssBytes(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -124,7 +130,14 @@ async function startProcess(args: {
   try {
     const url = await waitUntilUp(args, exited, () => lines.join("\n"));
     up = true;
-    return { name: args.name, url, logLines: () => afterUp, cpuMs: () => groupCpuMs(pgid), stop };
+    return {
+      name: args.name,
+      url,
+      logLines: () => afterUp,
+      cpuMs: () => groupCpuMs(pgid),
+      rssBytes: () => processRssBytes(pgid),
+      stop,
+    };
   } catch (error) {
     await stop();
     const tail = lines.slice(-25).join("\n");
@@ -192,6 +205,17 @@ function groupCpuMs(pgid: number): number | undefined {
     ticks += Number(fields[11]) + Number(fields[12]);
   }
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** VmRSS of one process, from /proc/<pid>/status (reported there in kB). */
+function processRssBytes(pid: number): number | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
 }
 
 function sleep(ms: number): Promise<void> {
