@@ -6,12 +6,14 @@ import type { ControlPlaneConfig } from "./config.js";
 import { requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
+import { logRoutes } from "./http/routes/logs.js";
 import { projectRoutes } from "./http/routes/projects.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
+import type { LogService } from "./services/logs.js";
 import type { RevisionService } from "./services/revisions.js";
 import type { UploadService } from "./services/uploads.js";
 import type { TracingProjectStore } from "./storage/types.js";
@@ -26,6 +28,7 @@ export interface AppDeps {
   revisions: RevisionService;
   projects: TracingProjectStore;
   uploads: UploadService;
+  logs: LogService;
 }
 
 /** Builds the control plane's Fastify app (no listening: the composition root does that). */
@@ -63,6 +66,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (api) => {
     requireTenant(api, deps.auth);
     await api.register(uploadUrlRoutes(deps.uploads, deps.config.publicUrl));
+    await api.register(logRoutes(deps.logs));
     await api.register(deploymentRoutes(deps.deployments));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.projects));

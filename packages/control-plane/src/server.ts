@@ -8,6 +8,7 @@ import type { ControlPlaneConfig } from "./config.js";
 import { loadSecretsKey, SecretBox } from "./secrets/box.js";
 import { AuthService, type BootstrapResult } from "./services/auth.js";
 import { DeploymentService } from "./services/deployments.js";
+import { LogService } from "./services/logs.js";
 import { KeyedMutex } from "./services/mutex.js";
 import { Provisioner } from "./services/provisioner.js";
 import { RevisionService } from "./services/revisions.js";
@@ -59,6 +60,7 @@ export async function createControlPlane(
       limitBytes: config.uploadLimitBytes,
     });
     const app = await buildApp({
+      logs: new LogService(storage),
       config,
       logger,
       auth,

@@ -5,6 +5,15 @@ import { hasArtifact } from "../domain/deployment.js";
 import { isInProgress, planAdvance } from "../domain/revision-status.js";
 import type { ControlPlaneStorage } from "../storage/types.js";
 
+/** What a revision's log says when it stops at a status no builder or runtime picks up yet. */
+const WAITING_MESSAGES: Record<string, string> = {
+  QUEUED: "Revision queued behind another revision of this deployment.",
+  AWAITING_BUILD:
+    "Waiting for a builder: this control plane has no runtime that builds revisions yet, so the revision stays here.",
+  AWAITING_DEPLOY:
+    "Waiting for a runtime: this control plane has no runtime that runs revisions yet, so the revision stays here.",
+};
+
 /**
  * Advances statuses as far as real work allows, and no further:
  * - a deployment is READY once its database exists — for the embedded default, its data
@@ -92,6 +101,17 @@ export class Provisioner {
         blocked: others.some((o) => o.id !== revision.id && isInProgress(o.status)),
       });
       if (next && (await this.storage.revisions.setStatus(revision.id, revision.status, next, now()))) {
+        await this.storage.logs.append([
+          {
+            tenant_id: revision.tenant_id,
+            deployment_id: deployment.id,
+            revision_id: revision.id,
+            type: next === "AWAITING_DEPLOY" ? "deploy" : "build",
+            timestamp: Date.now(),
+            level: "INFO",
+            message: WAITING_MESSAGES[next] ?? `Revision is ${next}.`,
+          },
+        ]);
         this.logger.info(
           { deploymentId: deployment.id, revisionId: revision.id, status: next },
           "revision advanced",

@@ -99,8 +99,45 @@ export interface UploadStore {
   completedPaths(tenantId: string, deploymentId: string): Promise<string[]>;
 }
 
+/** One line of a revision's build or deploy log. */
+export interface LogLine {
+  /** Position in the log store: ids grow with time, cursors are built from them. */
+  seq: number;
+  tenant_id: string;
+  deployment_id: string;
+  revision_id: string;
+  type: "build" | "deploy";
+  /** Epoch ms. */
+  timestamp: number;
+  level: string;
+  message: string;
+}
+
+/** What a log query asks for. */
+export interface LogQuery {
+  tenantId: string;
+  deploymentId: string;
+  revisionId?: string | undefined;
+  type: "build" | "deploy";
+  order: "asc" | "desc";
+  limit: number;
+  /** Continue after (asc) or before (desc) this seq. */
+  afterSeq?: number | undefined;
+  level?: string | undefined;
+  query?: string | undefined;
+  startTime?: number | undefined;
+  endTime?: number | undefined;
+}
+
+/** Build and deploy logs of revisions (written by the provisioner and, later, the runtime). */
+export interface LogStore {
+  append(lines: Omit<LogLine, "seq">[]): Promise<void>;
+  query(query: LogQuery): Promise<LogLine[]>;
+}
+
 /** The control plane's storage port; adapters: SQLite (now), PostgreSQL (later). */
 export interface ControlPlaneStorage {
+  logs: LogStore;
   uploads: UploadStore;
   tenants: TenantStore;
   deployments: DeploymentStore;

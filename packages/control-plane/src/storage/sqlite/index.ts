@@ -5,6 +5,7 @@ import type { SecretBox } from "../../secrets/box.js";
 import type { ControlPlaneStorage } from "../types.js";
 import { openSqliteDatabase } from "./database.js";
 import { SqliteDeploymentStore } from "./deployments.js";
+import { SqliteLogStore } from "./logs.js";
 import { SqliteProjectStore } from "./projects.js";
 import { SqliteRevisionStore } from "./revisions.js";
 import { RowCodec } from "./rows.js";
@@ -22,6 +23,7 @@ export async function openSqliteStorage(dataDir: string, box: SecretBox): Promis
     const db = await openSqliteDatabase(path.join(dataDir, DATABASE_FILE));
     const codec = new RowCodec(box);
     return {
+      logs: new SqliteLogStore(db),
       uploads: new SqliteUploadStore(db),
       tenants: new SqliteTenantStore(db),
       deployments: new SqliteDeploymentStore(db, codec),

@@ -100,6 +100,26 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0003_revision_logs": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("revision_logs")
+        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("deployment_id", "text", (c) => c.notNull())
+        .addColumn("revision_id", "text", (c) => c.notNull())
+        .addColumn("type", "text", (c) => c.notNull())
+        .addColumn("timestamp", "integer", (c) => c.notNull())
+        .addColumn("level", "text", (c) => c.notNull())
+        .addColumn("message", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("revision_logs_lookup")
+        .on("revision_logs")
+        .columns(["tenant_id", "deployment_id", "type", "seq"])
+        .execute();
+    },
+  },
 };
 
 /** Feeds the in-code migrations to Kysely's Migrator. */

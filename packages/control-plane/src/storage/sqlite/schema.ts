@@ -81,7 +81,20 @@ export interface UploadsTable {
   created_at: string;
 }
 
+/** Revision log lines. */
+export interface RevisionLogsTable {
+  seq: Generated<number>;
+  tenant_id: string;
+  deployment_id: string;
+  revision_id: string;
+  type: string;
+  timestamp: number;
+  level: string;
+  message: string;
+}
+
 export interface ControlPlaneDb {
+  revision_logs: RevisionLogsTable;
   uploads: UploadsTable;
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
