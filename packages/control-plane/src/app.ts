@@ -6,6 +6,7 @@ import type { ControlPlaneConfig } from "./config.js";
 import { requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
+import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { projectRoutes } from "./http/routes/projects.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
@@ -13,6 +14,7 @@ import { systemRoutes } from "./http/routes/system.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
+import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { RevisionService } from "./services/revisions.js";
 import type { UploadService } from "./services/uploads.js";
@@ -29,6 +31,7 @@ export interface AppDeps {
   projects: TracingProjectStore;
   uploads: UploadService;
   logs: LogService;
+  listeners: ListenerService;
 }
 
 /** Builds the control plane's Fastify app (no listening: the composition root does that). */
@@ -67,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requireTenant(api, deps.auth);
     await api.register(uploadUrlRoutes(deps.uploads, deps.config.publicUrl));
     await api.register(logRoutes(deps.logs));
+    await api.register(listenerRoutes(deps.listeners));
     await api.register(deploymentRoutes(deps.deployments));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.projects));

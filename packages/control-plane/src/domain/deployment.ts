@@ -25,6 +25,8 @@ import type {
 export interface RuleContext {
   /** Whether a listener with this id exists in the tenant. */
   listenerExists(id: string): boolean;
+  /** The namespaces a listener serves (null: any), for `listener_config.cluster_namespace`. */
+  listenerNamespaces?(id: string): string[] | null;
   /** Whether `path` was minted by upload-url for this deployment. */
   isUploadPath(path: string): boolean;
 }
@@ -109,6 +111,13 @@ export function checkSourceConfig(config: SourceConfig, repoRef: string | null, 
   if (config.listener_config?.cluster_namespace && config.listener_id === null) {
     throw new BadRequestError(
       "source_config.listener_config.cluster_namespace requires source_config.listener_id.",
+    );
+  }
+  const namespace = config.listener_config?.cluster_namespace;
+  const served = config.listener_id !== null ? ctx.listenerNamespaces?.(config.listener_id) : null;
+  if (namespace && served && !served.includes(namespace)) {
+    throw new BadRequestError(
+      `source_config.listener_config.cluster_namespace: '${namespace}' is not one of the listener's namespaces (${served.join(", ") || "none"}).`,
     );
   }
   checkBuildOnPush(config.build_on_push, repoRef);

@@ -100,3 +100,16 @@ export interface TracingProject {
   deployment_id: string | null;
   created_at: string;
 }
+
+/** A data-plane listener: a cluster that polls the control plane and runs deployments in its namespaces. */
+export interface Listener {
+  id: string;
+  tenant_id: string;
+  version: string | null;
+  compute_type: "cluster";
+  /** User-chosen, unique in the workspace (a cluster name). */
+  compute_id: string;
+  compute_config: { cluster_namespaces: string[] | null };
+  created_at: string;
+  updated_at: string;
+}

@@ -7,21 +7,20 @@ export function stampNow(): Stamp {
   return { now: new Date().toISOString(), newId: randomUUID };
 }
 
-/**
- * The facts the rules ask about. No listeners exist yet (a later issue), so any listener id is
- * unknown and refused with a 400; a new deployment has no uploads yet.
- */
-export const NOTHING_REGISTERED: RuleContext = {
-  listenerExists: () => false,
-  isUploadPath: () => false,
-};
-
-/** The rule context of an existing deployment: its completed upload paths are known. */
+/** The rule context of a tenant (and of an existing deployment: its completed upload paths). */
 export async function contextOf(
   storage: ControlPlaneStorage,
   tenantId: string,
-  deploymentId: string,
+  deploymentId: string | null,
 ): Promise<RuleContext> {
-  const uploads = new Set(await storage.uploads.completedPaths(tenantId, deploymentId));
-  return { listenerExists: () => false, isUploadPath: (path) => uploads.has(path) };
+  const uploads = new Set(deploymentId ? await storage.uploads.completedPaths(tenantId, deploymentId) : []);
+  // A workspace has few listeners; all of them are read (up to 1,000).
+  const listeners = new Map(
+    (await storage.listeners.list(tenantId, { limit: 1000, offset: 0 })).map((l) => [l.id, l]),
+  );
+  return {
+    listenerExists: (id) => listeners.has(id),
+    listenerNamespaces: (id) => listeners.get(id)?.compute_config.cluster_namespaces ?? null,
+    isUploadPath: (path) => uploads.has(path),
+  };
 }

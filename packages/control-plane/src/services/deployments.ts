@@ -5,7 +5,7 @@ import type { Deployment } from "../domain/types.js";
 import { BadRequestError, ConflictError, NotFoundError } from "../errors.js";
 import type { DeploymentCreateRequest, DeploymentPatchRequest } from "../schemas/requests.js";
 import type { ControlPlaneStorage, DeploymentFilter } from "../storage/types.js";
-import { contextOf, NOTHING_REGISTERED, stampNow } from "./context.js";
+import { contextOf, stampNow } from "./context.js";
 import type { KeyedMutex } from "./mutex.js";
 
 /** Wakes whatever advances statuses after a change (the provisioner). */
@@ -24,7 +24,12 @@ export class DeploymentService {
   /** Creates a deployment, its first revision and its tracing project. */
   async create(tenantId: string, request: DeploymentCreateRequest): Promise<Deployment> {
     const stamp = stampNow();
-    const { deployment, revision } = planCreate(request, tenantId, NOTHING_REGISTERED, stamp);
+    const { deployment, revision } = planCreate(
+      request,
+      tenantId,
+      await contextOf(this.storage, tenantId, null),
+      stamp,
+    );
     await this.storage.deployments.create(deployment, revision, {
       id: stamp.newId(),
       tenant_id: tenantId,

@@ -1,6 +1,6 @@
 import type { DeploymentStatus } from "../domain/deployment-status.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
-import type { Deployment, Revision, TracingProject } from "../domain/types.js";
+import type { Deployment, Listener, Revision, TracingProject } from "../domain/types.js";
 
 /** A workspace: owner of deployments, projects and keys. */
 export interface Tenant {
@@ -135,8 +135,19 @@ export interface LogStore {
   query(query: LogQuery): Promise<LogLine[]>;
 }
 
+/** Data-plane listeners of a tenant. */
+export interface ListenerStore {
+  /** Inserts a listener; throws ConflictError when the tenant already has its compute_id. */
+  create(listener: Listener): Promise<void>;
+  list(tenantId: string, options: { limit: number; offset: number }): Promise<Listener[]>;
+  get(tenantId: string, id: string): Promise<Listener | undefined>;
+  update(listener: Listener): Promise<void>;
+  delete(tenantId: string, id: string): Promise<boolean>;
+}
+
 /** The control plane's storage port; adapters: SQLite (now), PostgreSQL (later). */
 export interface ControlPlaneStorage {
+  listeners: ListenerStore;
   logs: LogStore;
   uploads: UploadStore;
   tenants: TenantStore;

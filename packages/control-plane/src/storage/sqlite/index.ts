@@ -5,6 +5,7 @@ import type { SecretBox } from "../../secrets/box.js";
 import type { ControlPlaneStorage } from "../types.js";
 import { openSqliteDatabase } from "./database.js";
 import { SqliteDeploymentStore } from "./deployments.js";
+import { SqliteListenerStore } from "./listeners.js";
 import { SqliteLogStore } from "./logs.js";
 import { SqliteProjectStore } from "./projects.js";
 import { SqliteRevisionStore } from "./revisions.js";
@@ -23,6 +24,7 @@ export async function openSqliteStorage(dataDir: string, box: SecretBox): Promis
     const db = await openSqliteDatabase(path.join(dataDir, DATABASE_FILE));
     const codec = new RowCodec(box);
     return {
+      listeners: new SqliteListenerStore(db),
       logs: new SqliteLogStore(db),
       uploads: new SqliteUploadStore(db),
       tenants: new SqliteTenantStore(db),

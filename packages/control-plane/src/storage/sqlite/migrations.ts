@@ -120,6 +120,23 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0004_listeners": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("listeners")
+        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("id", "text", (c) => c.notNull().unique())
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("version", "text")
+        .addColumn("compute_type", "text", (c) => c.notNull())
+        .addColumn("compute_id", "text", (c) => c.notNull())
+        .addColumn("compute_config", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("listeners_tenant_compute", ["tenant_id", "compute_id"])
+        .execute();
+    },
+  },
 };
 
 /** Feeds the in-code migrations to Kysely's Migrator. */

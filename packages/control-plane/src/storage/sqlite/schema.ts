@@ -93,7 +93,21 @@ export interface RevisionLogsTable {
   message: string;
 }
 
+/** Data-plane listeners (compute_config holds JSON). */
+export interface ListenersTable {
+  seq: Generated<number>;
+  id: string;
+  tenant_id: string;
+  version: string | null;
+  compute_type: string;
+  compute_id: string;
+  compute_config: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface ControlPlaneDb {
+  listeners: ListenersTable;
   revision_logs: RevisionLogsTable;
   uploads: UploadsTable;
   tenants: TenantsTable;

@@ -1,0 +1,69 @@
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Listener } from "../../domain/types.js";
+import {
+  canonicalListener,
+  ListenerCreateRequest,
+  ListenerOut,
+  ListenerPatchRequest,
+} from "../../schemas/listeners.js";
+import { pageOf } from "../../schemas/responses.js";
+import type { ListenerService } from "../../services/listeners.js";
+
+const tags = ["listeners"];
+const Params = z.object({ listener_id: z.uuid() });
+const Page = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+function toWire(l: Listener) {
+  const { tenant_id: _tenant, ...rest } = l;
+  return rest;
+}
+
+async function canonical(request: FastifyRequest): Promise<void> {
+  request.body = canonicalListener(request.body);
+}
+
+/** `/v2/listeners` routes. */
+export function listenerRoutes(listeners: ListenerService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      "/v2/listeners",
+      {
+        schema: { tags, body: ListenerCreateRequest, response: { 201: ListenerOut } },
+        preValidation: canonical,
+      },
+      async (request, reply) =>
+        reply.code(201).send(toWire(await listeners.create(request.tenantId, request.body))),
+    );
+    app.get(
+      "/v2/listeners",
+      { schema: { tags, querystring: Page, response: { 200: pageOf(ListenerOut) } } },
+      async (request) => {
+        const page = await listeners.list(request.tenantId, request.query);
+        return { resources: page.resources.map(toWire), offset: page.offset };
+      },
+    );
+    app.get(
+      "/v2/listeners/:listener_id",
+      { schema: { tags, params: Params, response: { 200: ListenerOut } } },
+      async (request) => toWire(await listeners.get(request.tenantId, request.params.listener_id)),
+    );
+    app.patch(
+      "/v2/listeners/:listener_id",
+      {
+        schema: { tags, params: Params, body: ListenerPatchRequest, response: { 200: ListenerOut } },
+        preValidation: canonical,
+      },
+      async (request) =>
+        toWire(await listeners.patch(request.tenantId, request.params.listener_id, request.body)),
+    );
+    app.delete("/v2/listeners/:listener_id", { schema: { tags, params: Params } }, async (request, reply) => {
+      await listeners.delete(request.tenantId, request.params.listener_id);
+      return reply.code(204).send();
+    });
+  };
+}

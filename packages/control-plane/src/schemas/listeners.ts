@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { DnsLabel } from "./kubernetes.js";
+
+/** The namespaces a listener serves (null: not restricted). */
+export const ListenerComputeConfig = z.object({
+  cluster_namespaces: z.array(DnsLabel).max(100).nullish(),
+});
+
+const Version = z.string().min(1).max(100).nullish();
+
+/** `POST /v2/listeners`. */
+export const ListenerCreateRequest = z.object({
+  compute_type: z.literal("cluster"),
+  compute_id: z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+      "letters, digits, '.', '_' and '-', starting with a letter or digit",
+    ),
+  compute_config: ListenerComputeConfig,
+  version: Version,
+});
+export type ListenerCreateRequest = z.infer<typeof ListenerCreateRequest>;
+
+/** `PATCH /v2/listeners/{id}`: compute_type and compute_id are immutable. */
+export const ListenerPatchRequest = z.object({
+  compute_config: ListenerComputeConfig.nullish(),
+  version: Version,
+  compute_type: z.unknown().optional(),
+  compute_id: z.unknown().optional(),
+});
+export type ListenerPatchRequest = z.infer<typeof ListenerPatchRequest>;
+
+/** A listener as the API returns it. */
+export const ListenerOut = z.object({
+  id: z.string(),
+  version: z.string().nullable(),
+  compute_type: z.literal("cluster"),
+  compute_id: z.string(),
+  compute_config: z.object({ cluster_namespaces: z.array(z.string()).nullable() }),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** The real service's names for a listener's fields: `k8s` → `cluster`, `k8s_namespaces` → `cluster_namespaces`. */
+export function canonicalListener(body: unknown): unknown {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  if (out.compute_type === "k8s") out.compute_type = "cluster";
+  const config = out.compute_config;
+  if (config !== null && typeof config === "object" && !Array.isArray(config)) {
+    const c = { ...(config as Record<string, unknown>) };
+    if ("k8s_namespaces" in c && !("cluster_namespaces" in c)) c.cluster_namespaces = c.k8s_namespaces;
+    delete c.k8s_namespaces;
+    out.compute_config = c;
+  }
+  return out;
+}

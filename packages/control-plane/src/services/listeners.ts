@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import type { Listener } from "../domain/types.js";
+import { BadRequestError, NotFoundError } from "../errors.js";
+import type { ListenerCreateRequest, ListenerPatchRequest } from "../schemas/listeners.js";
+import type { ControlPlaneStorage } from "../storage/types.js";
+
+/** Data-plane listener use cases, scoped to the caller's tenant. */
+export class ListenerService {
+  constructor(private readonly storage: ControlPlaneStorage) {}
+
+  async create(tenantId: string, request: ListenerCreateRequest): Promise<Listener> {
+    const now = new Date().toISOString();
+    const listener: Listener = {
+      id: randomUUID(),
+      tenant_id: tenantId,
+      version: request.version ?? null,
+      compute_type: "cluster",
+      compute_id: request.compute_id,
+      compute_config: { cluster_namespaces: request.compute_config.cluster_namespaces ?? null },
+      created_at: now,
+      updated_at: now,
+    };
+    await this.storage.listeners.create(listener);
+    return listener;
+  }
+
+  /** One page, newest first; `offset` is the next one to ask for. */
+  async list(
+    tenantId: string,
+    options: { limit: number; offset: number },
+  ): Promise<{ resources: Listener[]; offset: number }> {
+    const resources = await this.storage.listeners.list(tenantId, options);
+    return { resources, offset: options.offset + resources.length };
+  }
+
+  async get(tenantId: string, id: string): Promise<Listener> {
+    const listener = await this.storage.listeners.get(tenantId, id);
+    if (!listener) throw new NotFoundError(`Listener ID ${id} not found.`);
+    return listener;
+  }
+
+  async patch(tenantId: string, id: string, request: ListenerPatchRequest): Promise<Listener> {
+    const current = await this.get(tenantId, id);
+    for (const field of ["compute_type", "compute_id"] as const) {
+      if (request[field] !== undefined && request[field] !== null && request[field] !== current[field]) {
+        throw new BadRequestError(`${field} is immutable.`);
+      }
+    }
+    const updated: Listener = {
+      ...current,
+      version: request.version ?? current.version,
+      compute_config: request.compute_config
+        ? { cluster_namespaces: request.compute_config.cluster_namespaces ?? null }
+        : current.compute_config,
+      updated_at: new Date().toISOString(),
+    };
+    await this.storage.listeners.update(updated);
+    return updated;
+  }
+
+  async delete(tenantId: string, id: string): Promise<void> {
+    if (!(await this.storage.listeners.delete(tenantId, id)))
+      throw new NotFoundError(`Listener ID ${id} not found.`);
+  }
+}

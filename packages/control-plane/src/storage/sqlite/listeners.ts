@@ -1,0 +1,80 @@
+import type { Kysely, Selectable } from "kysely";
+import type { Listener } from "../../domain/types.js";
+import { ConflictError } from "../../errors.js";
+import type { ListenerStore } from "../types.js";
+import { isUniqueViolation, parseJson } from "./database.js";
+import type { ControlPlaneDb, ListenersTable } from "./schema.js";
+
+function fromRow(row: Selectable<ListenersTable>): Listener {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    version: row.version,
+    compute_type: "cluster",
+    compute_id: row.compute_id,
+    compute_config: parseJson(row.compute_config),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** SQLite implementation of the listeners. */
+export class SqliteListenerStore implements ListenerStore {
+  constructor(private readonly db: Kysely<ControlPlaneDb>) {}
+
+  async create(l: Listener): Promise<void> {
+    try {
+      await this.db
+        .insertInto("listeners")
+        .values({ ...l, compute_config: JSON.stringify(l.compute_config) })
+        .execute();
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ConflictError(
+          `Listener for LangSmith workspace ID '${l.tenant_id}' and compute ID '${l.compute_id}' already exists.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  async list(tenantId: string, options: { limit: number; offset: number }): Promise<Listener[]> {
+    const rows = await this.db
+      .selectFrom("listeners")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .orderBy("seq", "desc")
+      .limit(options.limit)
+      .offset(options.offset)
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  async get(tenantId: string, id: string): Promise<Listener | undefined> {
+    const row = await this.db
+      .selectFrom("listeners")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row ? fromRow(row) : undefined;
+  }
+
+  async update(l: Listener): Promise<void> {
+    await this.db
+      .updateTable("listeners")
+      .set({ version: l.version, compute_config: JSON.stringify(l.compute_config), updated_at: l.updated_at })
+      .where("tenant_id", "=", l.tenant_id)
+      .where("id", "=", l.id)
+      .execute();
+  }
+
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom("listeners")
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

@@ -1,0 +1,132 @@
+// Listeners: CRUD with the real service's codes, aliases, immutability, tenant isolation, and the
+// listener/namespace checks deployments make against them.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { usePlane } from "./helpers.js";
+
+const plane = usePlane();
+
+async function createListener(computeId: string, namespaces: string[] | null) {
+  return plane().call({
+    method: "POST",
+    url: "/v2/listeners",
+    payload: { compute_type: "k8s", compute_id: computeId, compute_config: { k8s_namespaces: namespaces } },
+  });
+}
+
+describe("listeners", () => {
+  it("creates (201, canonical names), lists, gets, patches and deletes (204)", async () => {
+    const created = await createListener("cluster-a", ["agents", "staging"]);
+    assert.equal(created.statusCode, 201, created.body);
+    const listener = created.json<{
+      id: string;
+      compute_type: string;
+      compute_config: { cluster_namespaces: string[] };
+    }>();
+    assert.equal(listener.compute_type, "cluster");
+    assert.deepEqual(listener.compute_config.cluster_namespaces, ["agents", "staging"]);
+    const dup = await createListener("cluster-a", null);
+    assert.equal(dup.statusCode, 409);
+    assert.match(dup.json<{ detail: string }>().detail, /compute ID 'cluster-a' already exists/);
+    const list = await plane().call({ method: "GET", url: "/v2/listeners?limit=10" });
+    assert.ok(
+      list
+        .json<{ resources: Array<{ id: string }>; offset: number }>()
+        .resources.some((l) => l.id === listener.id),
+    );
+    const patched = await plane().call({
+      method: "PATCH",
+      url: `/v2/listeners/${listener.id}`,
+      payload: { version: "1.2.3", compute_config: { cluster_namespaces: ["agents"] } },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.deepEqual(
+      patched.json<{ compute_config: { cluster_namespaces: string[] } }>().compute_config.cluster_namespaces,
+      ["agents"],
+    );
+    const immutable = await plane().call({
+      method: "PATCH",
+      url: `/v2/listeners/${listener.id}`,
+      payload: { compute_id: "renamed" },
+    });
+    assert.equal(immutable.statusCode, 400);
+    const other = await plane().addTenant();
+    const foreign = await plane().call({
+      method: "GET",
+      url: `/v2/listeners/${listener.id}`,
+      headers: { "x-api-key": other.key },
+    });
+    assert.equal(foreign.statusCode, 404);
+    assert.equal(
+      (
+        await plane().call({
+          method: "DELETE",
+          url: `/v2/listeners/${listener.id}`,
+          headers: { "x-api-key": other.key },
+        })
+      ).statusCode,
+      404,
+    );
+    assert.equal(
+      (await plane().call({ method: "DELETE", url: `/v2/listeners/${listener.id}` })).statusCode,
+      204,
+    );
+    assert.equal(
+      (await plane().call({ method: "GET", url: `/v2/listeners/${listener.id}` })).statusCode,
+      404,
+    );
+  });
+
+  it("validates bodies with 422 and the API's loc paths", async () => {
+    const bad = await plane().call({
+      method: "POST",
+      url: "/v2/listeners",
+      payload: {
+        compute_type: "vm",
+        compute_id: "x",
+        compute_config: { cluster_namespaces: ["Not_A_Label"] },
+      },
+    });
+    assert.equal(bad.statusCode, 422);
+    const locs = bad.json<{ detail: Array<{ loc: unknown[] }> }>().detail.map((d) => d.loc.join("."));
+    assert.ok(locs.includes("body.compute_type"), locs.join(" "));
+    assert.ok(
+      locs.some((l) => l.startsWith("body.compute_config.cluster_namespaces")),
+      locs.join(" "),
+    );
+  });
+
+  it("deployments may only name a listener of the tenant and one of its namespaces", async () => {
+    const listener = (await createListener("cluster-b", ["agents"])).json<{ id: string }>();
+    const body = (name: string, namespace: string | null) => ({
+      name,
+      source: "external_container",
+      source_config: {
+        listener_id: listener.id,
+        ...(namespace ? { listener_config: { k8s_namespace: namespace } } : {}),
+      },
+      source_revision_config: { image_uri: "docker.io/library/nginx:1.27" },
+      secrets: [],
+    });
+    assert.equal(
+      (await plane().call({ method: "POST", url: "/v2/deployments", payload: body("placed", "agents") }))
+        .statusCode,
+      201,
+    );
+    const wrongNamespace = await plane().call({
+      method: "POST",
+      url: "/v2/deployments",
+      payload: body("misplaced", "other"),
+    });
+    assert.equal(wrongNamespace.statusCode, 400);
+    assert.match(wrongNamespace.json<{ detail: string }>().detail, /not one of the listener's namespaces/);
+    const other = await plane().addTenant();
+    const foreign = await plane().call({
+      method: "POST",
+      url: "/v2/deployments",
+      headers: { "x-api-key": other.key },
+      payload: body("foreign-listener", null),
+    });
+    assert.equal(foreign.statusCode, 400, "another tenant's listener is unknown");
+  });
+});
