@@ -6,6 +6,7 @@ import type { ControlPlaneConfig } from "./config.js";
 import { requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
+import { integrationRoutes } from "./http/routes/integrations.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { projectRoutes } from "./http/routes/projects.js";
@@ -14,6 +15,7 @@ import { systemRoutes } from "./http/routes/system.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
+import type { IntegrationService } from "./services/integrations.js";
 import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { RevisionService } from "./services/revisions.js";
@@ -32,6 +34,7 @@ export interface AppDeps {
   uploads: UploadService;
   logs: LogService;
   listeners: ListenerService;
+  integrations: IntegrationService;
 }
 
 /** Builds the control plane's Fastify app (no listening: the composition root does that). */
@@ -71,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(uploadUrlRoutes(deps.uploads, deps.config.publicUrl));
     await api.register(logRoutes(deps.logs));
     await api.register(listenerRoutes(deps.listeners));
+    await api.register(integrationRoutes(deps.integrations));
     await api.register(deploymentRoutes(deps.deployments));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.projects));

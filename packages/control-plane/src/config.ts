@@ -18,6 +18,8 @@ export interface ControlPlaneConfig {
   readonly uploadLimitBytes: number;
   /** The URL clients reach the control plane at, for upload URLs; null: the request's own host. */
   readonly publicUrl: string | null;
+  /** Git hosts offered as integrations: each a named directory of git repositories. */
+  readonly gitHosts: ReadonlyArray<{ name: string; directory: string }>;
   /** How often the provisioner retries work that failed. */
   readonly provisionIntervalMs: number;
   readonly logLevel: string;
@@ -72,6 +74,7 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
       2 ** 40,
     ),
     publicUrl: env.BERTH_PUBLIC_URL ? env.BERTH_PUBLIC_URL.replace(/\/+$/, "") : null,
+    gitHosts: parseGitHosts(env.BERTH_GIT_HOSTS, cwd),
     logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
   });
 }
@@ -88,4 +91,16 @@ function integer(name: string, value: string | number, min: number, max: number)
     throw new Error(`Invalid ${name}: ${value} (expected an integer from ${min} to ${max})`);
   }
   return n;
+}
+
+/** `BERTH_GIT_HOSTS`: `name=/path/to/repos[,name2=/other/path]`. */
+function parseGitHosts(text: string | undefined, cwd: string): Array<{ name: string; directory: string }> {
+  if (!text?.trim()) return [];
+  return text.split(",").map((entry) => {
+    const [name, directory] = entry.split("=").map((part) => part.trim());
+    if (!name || !directory || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(name)) {
+      throw new Error(`Invalid BERTH_GIT_HOSTS entry "${entry}" (expected name=/path/to/repos)`);
+    }
+    return { name, directory: path.resolve(cwd, directory) };
+  });
 }

@@ -8,6 +8,7 @@ import type { ControlPlaneConfig } from "./config.js";
 import { loadSecretsKey, SecretBox } from "./secrets/box.js";
 import { AuthService, type BootstrapResult } from "./services/auth.js";
 import { DeploymentService } from "./services/deployments.js";
+import { IntegrationService } from "./services/integrations.js";
 import { ListenerService } from "./services/listeners.js";
 import { LogService } from "./services/logs.js";
 import { KeyedMutex } from "./services/mutex.js";
@@ -63,6 +64,7 @@ export async function createControlPlane(
     const app = await buildApp({
       logs: new LogService(storage),
       listeners: new ListenerService(storage),
+      integrations: new IntegrationService(config.gitHosts),
       config,
       logger,
       auth,

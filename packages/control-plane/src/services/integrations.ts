@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { v5 as uuidv5 } from "uuid";
+import { NotFoundError } from "../errors.js";
+
+/** Namespace of integration ids: a host's id is stable across restarts. */
+const INTEGRATION_NAMESPACE = "9f0c6a52-3b52-4a8e-9d3c-5c1f4b7e2a10";
+
+/** What `/install` lists, in the real service's shape. */
+export interface Integration {
+  id: string;
+  installation_id: number;
+  name: string;
+}
+
+/** What `/repos` lists, in the real service's shape. */
+export interface Repository {
+  host_integration_id: string;
+  id: number;
+  name: string;
+  owner: string;
+  url: string;
+  default_branch: string;
+}
+
+function numericId(text: string): number {
+  return createHash("sha256").update(text).digest().readUInt32BE(0);
+}
+
+/** The branch HEAD names, read from the repository's files (bare or not). */
+function defaultBranch(repoDir: string): string {
+  for (const head of [path.join(repoDir, "HEAD"), path.join(repoDir, ".git", "HEAD")]) {
+    try {
+      const ref = fs.readFileSync(head, "utf8").match(/^ref: refs\/heads\/(.+)$/m)?.[1];
+      if (ref) return ref.trim();
+    } catch {
+      // Not this layout.
+    }
+  }
+  return "main";
+}
+
+function isGitRepository(dir: string): boolean {
+  return (
+    fs.existsSync(path.join(dir, ".git")) ||
+    (fs.existsSync(path.join(dir, "HEAD")) && fs.existsSync(path.join(dir, "objects")))
+  );
+}
+
+/**
+ * Git hosts configured for this control plane, offered to every workspace as integrations: each
+ * host is a directory of git repositories (bare or not) that deployments may clone by file URL.
+ */
+export class IntegrationService {
+  private readonly hosts: Array<{ integration: Integration; directory: string }>;
+
+  constructor(hosts: ReadonlyArray<{ name: string; directory: string }>) {
+    this.hosts = hosts.map((host) => ({
+      integration: {
+        id: uuidv5(host.name, INTEGRATION_NAMESPACE),
+        installation_id: numericId(host.name),
+        name: host.name,
+      },
+      directory: host.directory,
+    }));
+  }
+
+  list(): Integration[] {
+    return this.hosts.map((h) => h.integration);
+  }
+
+  /** Whether an integration id names a configured host. */
+  exists(id: string): boolean {
+    return this.hosts.some((h) => h.integration.id === id);
+  }
+
+  repositories(integrationId: string): Repository[] {
+    const host = this.hosts.find((h) => h.integration.id === integrationId);
+    if (!host) throw new NotFoundError(`Integration ${integrationId} not found.`);
+    if (!fs.existsSync(host.directory)) return [];
+    return fs
+      .readdirSync(host.directory, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && isGitRepository(path.join(host.directory, entry.name)))
+      .map((entry) => {
+        const dir = path.join(host.directory, entry.name);
+        return {
+          host_integration_id: integrationId,
+          id: numericId(`${host.integration.name}/${entry.name}`),
+          name: entry.name.replace(/\.git$/, ""),
+          owner: host.integration.name,
+          url: pathToFileURL(dir).href,
+          default_branch: defaultBranch(dir),
+        };
+      })
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
