@@ -104,43 +104,35 @@ export function logRoutes(logs: LogService): FastifyPluginAsyncZod {
         return { items: page.entries, next_cursor: page.next };
       },
     );
-    app.post(
-      "/v1/projects/:deployment_id/revisions/:revision_id/build_logs",
-      { schema: { tags, params: RevisionParams, body: V1Body.nullish() } },
-      async (request) => {
-        const page = await logs.page(request.tenantId, {
-          deploymentId: request.params.deployment_id,
-          revisionId: request.params.revision_id,
-          type: "build",
-          ...v1(V1Body.parse(request.body ?? {})),
-        });
-        return { logs: page.entries, next_offset: page.next };
+    // The v1 endpoints the CLIs POST to: same body, different scope and log type.
+    const v1Routes = [
+      {
+        path: "/v1/projects/:deployment_id/revisions/:revision_id/build_logs",
+        type: "build",
+        params: RevisionParams,
       },
-    );
-    app.post(
-      "/v1/projects/:deployment_id/revisions/:revision_id/deploy_logs",
-      { schema: { tags, params: RevisionParams, body: V1Body.nullish() } },
-      async (request) => {
-        const page = await logs.page(request.tenantId, {
-          deploymentId: request.params.deployment_id,
-          revisionId: request.params.revision_id,
-          type: "deploy",
-          ...v1(V1Body.parse(request.body ?? {})),
-        });
-        return { logs: page.entries, next_offset: page.next };
+      {
+        path: "/v1/projects/:deployment_id/revisions/:revision_id/deploy_logs",
+        type: "deploy",
+        params: RevisionParams,
       },
-    );
-    app.post(
-      "/v1/projects/:deployment_id/deploy_logs",
-      { schema: { tags, params: DeploymentParams, body: V1Body.nullish() } },
-      async (request) => {
-        const page = await logs.page(request.tenantId, {
-          deploymentId: request.params.deployment_id,
-          type: "deploy",
-          ...v1(V1Body.parse(request.body ?? {})),
-        });
-        return { logs: page.entries, next_offset: page.next };
-      },
-    );
+      { path: "/v1/projects/:deployment_id/deploy_logs", type: "deploy", params: DeploymentParams },
+    ] as const;
+    for (const route of v1Routes) {
+      app.post(
+        route.path,
+        { schema: { tags, params: route.params, body: V1Body.nullish() } },
+        async (request) => {
+          const params = request.params as { deployment_id: string; revision_id?: string };
+          const page = await logs.page(request.tenantId, {
+            deploymentId: params.deployment_id,
+            revisionId: params.revision_id,
+            type: route.type,
+            ...v1(V1Body.parse(request.body ?? {})),
+          });
+          return { logs: page.entries, next_offset: page.next };
+        },
+      );
+    }
   };
 }
