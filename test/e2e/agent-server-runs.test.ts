@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { systemAssistantId } from "@berth/agent-server";
+import { Client } from "@langchain/langgraph-sdk";
 import { messageTypes, sleepy, statusOf, useFixtureServer } from "./helpers.js";
 
 const ctx = useFixtureServer();
@@ -34,7 +35,9 @@ describe("runs", () => {
       configurable: Record<string, unknown>;
     };
     assert.equal(typeof config.metadata.created_by, "string");
-    assert.deepEqual(config.configurable, {
+    const { "user-agent": userAgent, ...configurable } = config.configurable;
+    assert.equal(typeof userAgent, "string", "user-agent is copied, as the official server does");
+    assert.deepEqual(configurable, {
       run_id: run.run_id,
       user_id: "",
       graph_id: "agent",
@@ -49,6 +52,45 @@ describe("runs", () => {
     assert.equal(kwargs.interrupt_after, null);
     assert.equal(kwargs.interrupt_before, null);
     await client.runs.join(thread.thread_id, run.run_id);
+  });
+
+  it("copies x-* request headers (never credentials) into configurable", async () => {
+    const client = new Client({
+      apiUrl: ctx.server().url,
+      defaultHeaders: { "x-request-source": "unit-test", "x-api-key": "must-not-leak", "x-tenant-id": "t" },
+    });
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "echo", { input: { messages: [] } });
+    const configurable = (run as unknown as { kwargs: { config: { configurable: Record<string, unknown> } } })
+      .kwargs.config.configurable;
+    assert.equal(configurable["x-request-source"], "unit-test");
+    assert.ok(!("x-api-key" in configurable) && !("x-tenant-id" in configurable));
+    await client.runs.join(thread.thread_id, run.run_id);
+  });
+
+  it("interrupt_before stops before a node; command update and goto steer the next run", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    const first = await client.runs.create(thread.thread_id, "agent", {
+      input: { messages: [{ role: "user", content: "What is 2 + 2?" }] },
+      interruptBefore: ["tools"],
+    });
+    await client.runs.join(thread.thread_id, first.run_id);
+    const paused = await client.threads.getState(thread.thread_id);
+    assert.deepEqual(paused.next, ["tools"]);
+    assert.equal((await client.threads.get(thread.thread_id)).status, "interrupted");
+    const resumed = (await client.runs.wait(thread.thread_id, "agent", { input: null })) as {
+      messages: Array<{ type: string }>;
+    };
+    assert.deepEqual(
+      resumed.messages.map((m) => m.type),
+      ["human", "ai", "tool", "ai"],
+    );
+    const steered = (await client.runs.wait(thread.thread_id, "agent", {
+      command: { update: { messages: [{ role: "user", content: "weather in Rome?" }] }, goto: "agent" },
+    })) as { messages: Array<{ type: string; content: string }> };
+    assert.equal(steered.messages[4]?.content, "weather in Rome?");
+    assert.match(String(steered.messages.at(-1)?.content), /Rome/);
   });
 
   it("lists runs newest first, [] when none, with limit, offset and status", async () => {

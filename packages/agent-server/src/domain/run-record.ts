@@ -11,6 +11,8 @@ import type { NewRun } from "../storage/types.js";
 /** Who is creating the run (the custom-auth issue fills this from the authenticated user). */
 export interface RunCaller {
   userId: string;
+  /** Request headers the official server copies into `configurable` (`x-*` but credentials, `user-agent`). */
+  headers?: Record<string, string> | undefined;
   /** Set when custom auth authenticated the caller. */
   permissions?: string[] | undefined;
 }
@@ -45,6 +47,7 @@ export function buildRunRecord(input: RunRecordInput): NewRun {
     ...asObject(assistant.config.configurable),
     ...asObject(threadConfig.configurable),
     ...asObject(requestConfig.configurable),
+    ...(input.caller.headers ?? {}),
     ...(input.caller.permissions
       ? { langgraph_auth_user_id: input.caller.userId, langgraph_auth_permissions: input.caller.permissions }
       : {}),

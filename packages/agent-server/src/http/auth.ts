@@ -21,10 +21,24 @@ function asObject(value: unknown): Json | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
 }
 
-/** Who a request acts for, as runs record it (`user_id` and the auth keys of `configurable`). */
+/** Headers that are credentials or routing, never copied into a run's configurable. */
+const PRIVATE_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key"]);
+
+/** The headers runs see in `configurable` (reference §2.7): `x-*` except credentials, and `user-agent`. */
+function configurableHeaders(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value !== "string") continue;
+    if ((name.startsWith("x-") && !PRIVATE_HEADERS.has(name)) || name === "user-agent") out[name] = value;
+  }
+  return out;
+}
+
+/** Who a request acts for, as runs record it (`user_id`, auth keys and headers of `configurable`). */
 export function callerOf(request: FastifyRequest): RunCaller {
   const user = request.authUser;
-  return user ? { userId: user.identity, permissions: user.permissions } : { userId: "" };
+  const headers = configurableHeaders(request);
+  return user ? { userId: user.identity, permissions: user.permissions, headers } : { userId: "", headers };
 }
 
 /** The request as a Web Request, which `authenticate` handlers receive (headers and URL; no body). */
