@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { makeTempDir } from "@berth/testkit";
 import pino from "pino";
+import { newThread } from "../src/domain/thread-record.js";
 import { CronScheduler } from "../src/queue/cron-scheduler.js";
 import type { RunService } from "../src/services/runs.js";
 import { openSqliteBackend } from "../src/storage/sqlite/index.js";
@@ -97,20 +98,7 @@ describe("cron scheduler", () => {
   it("thread crons run on their thread with enqueue unless they say otherwise", async () => {
     const storage = await open();
     const now = new Date(T0).toISOString();
-    await storage.threads.create(
-      {
-        thread_id: "th",
-        created_at: now,
-        updated_at: now,
-        state_updated_at: now,
-        metadata: {},
-        status: "idle",
-        config: {},
-        values: null,
-        interrupts: {},
-      },
-      "raise",
-    );
+    await storage.threads.create(newThread("th", now), "raise");
     await storage.crons.create(cron("c3", { thread_id: "th", on_run_completed: null }));
     await storage.crons.create(
       cron("c4", { thread_id: "th", on_run_completed: null, payload: { multitask_strategy: "reject" } }),

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { makeTempDir } from "@berth/testkit";
+import { newThread } from "../src/domain/thread-record.js";
 import { ItemStoreAdapter } from "../src/storage/langgraph-store.js";
 import { openSqliteBackend } from "../src/storage/sqlite/index.js";
 import type { CronRecord } from "../src/storage/types.js";
@@ -122,20 +123,7 @@ describe("cron store", () => {
     const onThread = { ...cron("c", Date.now()), thread_id: "t1" };
     await assert.rejects(backend.storage.crons.create(onThread), { status: 404 });
     const now = new Date().toISOString();
-    await backend.storage.threads.create(
-      {
-        thread_id: "t1",
-        created_at: now,
-        updated_at: now,
-        state_updated_at: now,
-        metadata: {},
-        status: "idle",
-        config: {},
-        values: null,
-        interrupts: {},
-      },
-      "raise",
-    );
+    await backend.storage.threads.create(newThread("t1", now), "raise");
     await backend.storage.crons.create(onThread);
     assert.equal(await backend.storage.crons.count({ thread_id: "t1" }), 1);
     await backend.storage.threads.delete("t1");

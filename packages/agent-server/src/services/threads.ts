@@ -1,5 +1,6 @@
 import type { JsonObject, Thread, ThreadCount, ThreadCreate, ThreadSearch } from "@berth/schemas";
 import { v7 as uuidv7 } from "uuid";
+import { newThread } from "../domain/thread-record.js";
 import { NotFoundError } from "../errors.js";
 import type { RunSignals } from "../queue/types.js";
 import type { CheckpointAdmin, RunStore, ThreadStore } from "../storage/types.js";
@@ -16,17 +17,7 @@ export class ThreadService {
   create(body: ThreadCreate): Promise<Thread> {
     const now = new Date().toISOString();
     return this.threads.create(
-      {
-        thread_id: body.thread_id ?? uuidv7(),
-        created_at: now,
-        updated_at: now,
-        state_updated_at: now,
-        metadata: body.metadata ?? {},
-        status: "idle",
-        config: {},
-        values: null,
-        interrupts: {},
-      },
+      newThread(body.thread_id ?? uuidv7(), now, body.metadata ?? {}),
       body.if_exists,
     );
   }

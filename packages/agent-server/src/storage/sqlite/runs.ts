@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { RunStatus } from "@berth/schemas";
 import type { Kysely } from "kysely";
+import { newThread } from "../../domain/thread-record.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { BUSY_THREAD_MESSAGE } from "../../queue/multitask.js";
 import type {
@@ -34,17 +35,7 @@ export class SqliteRunStore implements RunStore {
       if (!thread) {
         if (!request.createThreadIfMissing)
           throw new NotFoundError(`Thread with ID ${run.thread_id} not found`);
-        thread = {
-          thread_id: run.thread_id,
-          created_at: now,
-          updated_at: now,
-          state_updated_at: now,
-          metadata: {},
-          status: "idle",
-          config: {},
-          values: null,
-          interrupts: {},
-        };
+        thread = newThread(run.thread_id, now);
         await trx.insertInto("threads").values(threadToRow(thread)).execute();
       }
 
