@@ -12,6 +12,11 @@ export interface AgentServerConfig {
   readonly dataDir: string;
   /** Runs executed concurrently by this process. */
   readonly jobsPerWorker: number;
+  /**
+   * Serve HTTP while another process still holds the data directory, and start the queue once it
+   * lets go (blue/green hand-over of a deployment's data between two revisions).
+   */
+  readonly waitForLock: boolean;
   /** How long a claimed run stays owned without a heartbeat. */
   readonly leaseMs: number;
   /** How often a running run renews its lease. */
@@ -50,6 +55,7 @@ export interface AgentServerConfigInput {
     config?: string | undefined;
     dataDir?: string | undefined;
     jobsPerWorker?: string | number | undefined;
+    waitForLock?: boolean | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
@@ -76,6 +82,8 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     graphConfigPath,
     dataDir,
     jobsPerWorker: integer("jobs per worker", flags.jobsPerWorker ?? env.N_JOBS_PER_WORKER ?? 10, 1, 1000),
+    waitForLock:
+      flags.waitForLock ?? ["1", "true", "yes"].includes((env.BERTH_WAIT_FOR_LOCK ?? "").toLowerCase()),
     leaseMs: integer("BERTH_LEASE_MS", env.BERTH_LEASE_MS ?? 30_000, 100, 3_600_000),
     heartbeatMs: integer("BERTH_HEARTBEAT_MS", env.BERTH_HEARTBEAT_MS ?? 10_000, 50, 3_600_000),
     reaperIntervalMs: integer("BERTH_REAPER_MS", env.BERTH_REAPER_MS ?? 15_000, 50, 3_600_000),

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { listenWithFallback } from "@berth/server-kit";
+import { listenWithFallback, waitForDataDirLock } from "@berth/server-kit";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { register as registerTsx } from "tsx/esm/api";
@@ -56,7 +56,8 @@ export async function startAgentServer(
   }
   // User graphs are TypeScript as often as not; the hook stays for the process (modules stay loaded).
   const unregisterTsx = registerTsx();
-  const backend = await openSqliteBackend(config.dataDir);
+  // Hand-over: the data directory is shared with the process being replaced until it exits.
+  const backend = await openSqliteBackend(config.dataDir, { lock: !config.waitForLock });
   const cleanups: Array<() => Promise<void> | void> = [() => backend.storage.close(), unregisterTsx];
   try {
     const registry = new GraphRegistry(backend.checkpointer, new ItemStoreAdapter(backend.storage.items));
@@ -150,17 +151,39 @@ export async function startAgentServer(
       logger,
       execute: (claim, controller) => processRun(claim, workerDeps, controller),
     });
-    await queue.start();
+    const runQueue = queue;
     // HTTP stops first, then the queue drains, then storage closes.
     cleanups.splice(
       1,
       0,
-      () => queue.stop(config.shutdownGraceMs),
+      () => runQueue.stop(config.shutdownGraceMs),
       () => webhooks.drain(config.webhookTimeoutMs),
     );
     // Crons fire once the queue runs; they stop before it drains (with HTTP) so nothing new is queued.
-    scheduler.start();
     cleanups.splice(1, 0, () => scheduler.stop());
+    const startWork = async () => {
+      await runQueue.start();
+      scheduler.start();
+    };
+    if (config.waitForLock) {
+      // Serve now (runs created meanwhile wait in the queue); recover and execute runs once the
+      // previous process has let go of the data directory.
+      const abort = new AbortController();
+      const handover = (async () => {
+        const lock = await waitForDataDirLock(config.dataDir, { signal: abort.signal });
+        cleanups.push(() => lock.release());
+        logger.info("data directory acquired; starting the run queue");
+        await startWork();
+      })().catch((error: unknown) => {
+        if (!abort.signal.aborted) logger.error({ err: error }, "could not take over the data directory");
+      });
+      cleanups.unshift(async () => {
+        abort.abort();
+        await handover;
+      });
+    } else {
+      await startWork();
+    }
 
     let closing: Promise<void> | undefined;
     return {

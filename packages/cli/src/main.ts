@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { registerDeployCommand } from "./commands/deploy.js";
 import { registerDevCommand } from "./commands/dev.js";
 import { registerUpCommand } from "./commands/up.js";
 import { CLI_VERSION } from "./version.js";
@@ -11,6 +12,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .version(CLI_VERSION)
     .showHelpAfterError()
     .configureHelp({ sortSubcommands: true });
+  registerDeployCommand(program);
   registerDevCommand(program);
   registerUpCommand(program);
   await program.parseAsync(argv);

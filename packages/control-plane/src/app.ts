@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { ControlPlaneConfig } from "./config.js";
 import { requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
+import { agentProxyRoutes } from "./http/routes/agent-proxy.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
@@ -12,7 +13,10 @@ import { logRoutes } from "./http/routes/logs.js";
 import { projectRoutes } from "./http/routes/projects.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
 import { systemRoutes } from "./http/routes/system.js";
+import { templateRoutes } from "./http/routes/templates.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
+import type { TemplateCatalog } from "./runtime/local/templates.js";
+import type { AgentGateway } from "./services/agent-gateway.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
 import type { IntegrationService } from "./services/integrations.js";
@@ -35,6 +39,8 @@ export interface AppDeps {
   logs: LogService;
   listeners: ListenerService;
   integrations: IntegrationService;
+  gateway: AgentGateway;
+  templates: TemplateCatalog;
 }
 
 /** Builds the control plane's Fastify app (no listening: the composition root does that). */
@@ -69,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(systemRoutes);
   await uploadReceiveRoutes(app, deps.uploads);
+  await agentProxyRoutes(app, deps.gateway, deps.auth);
   await app.register(async (api) => {
     requireTenant(api, deps.auth);
     await api.register(uploadUrlRoutes(deps.uploads, deps.config.publicUrl));
@@ -78,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(deploymentRoutes(deps.deployments));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.projects));
+    await api.register(templateRoutes(deps.templates));
   });
   return app;
 }

@@ -8,6 +8,11 @@ export interface ControlPlaneConfig {
   readonly portFallback: boolean;
   /** Absolute path of the directory holding the SQLite file, the secrets key and deployment data. */
   readonly dataDir: string;
+  /**
+   * PostgreSQL URL to keep state in instead of the SQLite file (`--database-url`,
+   * BERTH_DATABASE_URL; never plain DATABASE_URL, which other programs and CI set); null: SQLite.
+   */
+  readonly databaseUrl: string | null;
   /** The admin key to create on first start instead of a generated one (`--api-key`, BERTH_API_KEY). */
   readonly bootstrapApiKey: string | null;
   /** 32-byte AES key for secrets at rest (BERTH_SECRETS_KEY, base64); null: generated into the data dir. */
@@ -22,6 +27,20 @@ export interface ControlPlaneConfig {
   readonly gitHosts: ReadonlyArray<{ name: string; directory: string }>;
   /** How often the provisioner retries work that failed. */
   readonly provisionIntervalMs: number;
+  /** How often build_on_push branches are checked for new commits (BERTH_PUSH_POLL_SECS; 0: webhook only). */
+  readonly pushPollMs: number;
+  /** Time limit of each install/build command and of a git clone (BERTH_BUILD_TIMEOUT_SECS). */
+  readonly buildTimeoutMs: number;
+  /** How long a new agent server has to answer GET /ok (BERTH_DEPLOY_TIMEOUT_SECS). */
+  readonly deployTimeoutMs: number;
+  /** How long a replaced agent server may finish its runs before it is killed (BERTH_DRAIN_SECS). */
+  readonly drainGraceMs: number;
+  /** Limits of an uploaded source archive once extracted. */
+  readonly archiveLimits: {
+    readonly maxBytes: number;
+    readonly maxEntries: number;
+    readonly maxDepth: number;
+  };
   readonly logLevel: string;
 }
 
@@ -32,6 +51,7 @@ export interface ControlPlaneConfigInput {
     port?: string | number | undefined;
     dataDir?: string | undefined;
     apiKey?: string | undefined;
+    databaseUrl?: string | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
@@ -53,6 +73,7 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
     port: explicitPort === undefined ? DEFAULT_CONTROL_PLANE_PORT : integer("port", explicitPort, 0, 65535),
     portFallback: explicitPort === undefined,
     dataDir: path.resolve(cwd, flags.dataDir ?? env.BERTH_DATA_DIR ?? path.join(".berth", "control-plane")),
+    databaseUrl: databaseUrl(flags.databaseUrl ?? env.BERTH_DATABASE_URL),
     bootstrapApiKey: apiKey,
     secretsKey: env.BERTH_SECRETS_KEY ? secretsKey(env.BERTH_SECRETS_KEY) : null,
     bodyLimitBytes: integer(
@@ -67,6 +88,27 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
       50,
       3_600_000,
     ),
+    pushPollMs: integer("BERTH_PUSH_POLL_SECS", env.BERTH_PUSH_POLL_SECS ?? 60, 0, 86_400) * 1000,
+    buildTimeoutMs:
+      integer("BERTH_BUILD_TIMEOUT_SECS", env.BERTH_BUILD_TIMEOUT_SECS ?? 900, 1, 86_400) * 1000,
+    deployTimeoutMs:
+      integer("BERTH_DEPLOY_TIMEOUT_SECS", env.BERTH_DEPLOY_TIMEOUT_SECS ?? 120, 1, 3600) * 1000,
+    drainGraceMs: integer("BERTH_DRAIN_SECS", env.BERTH_DRAIN_SECS ?? 15, 0, 3600) * 1000,
+    archiveLimits: Object.freeze({
+      maxBytes: integer(
+        "BERTH_ARCHIVE_MAX_BYTES",
+        env.BERTH_ARCHIVE_MAX_BYTES ?? 1024 * 1024 * 1024,
+        1024,
+        2 ** 42,
+      ),
+      maxEntries: integer(
+        "BERTH_ARCHIVE_MAX_ENTRIES",
+        env.BERTH_ARCHIVE_MAX_ENTRIES ?? 50_000,
+        1,
+        10_000_000,
+      ),
+      maxDepth: integer("BERTH_ARCHIVE_MAX_DEPTH", env.BERTH_ARCHIVE_MAX_DEPTH ?? 32, 1, 1000),
+    }),
     uploadLimitBytes: integer(
       "BERTH_UPLOAD_LIMIT_BYTES",
       env.BERTH_UPLOAD_LIMIT_BYTES ?? 200 * 1024 * 1024,
@@ -77,6 +119,14 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
     gitHosts: parseGitHosts(env.BERTH_GIT_HOSTS, cwd),
     logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
   });
+}
+
+function databaseUrl(text: string | undefined): string | null {
+  if (!text?.trim()) return null;
+  if (!/^postgres(ql)?:\/\//.test(text.trim())) {
+    throw new Error("The database URL (--database-url / BERTH_DATABASE_URL) must be a postgresql:// URL.");
+  }
+  return text.trim();
 }
 
 function secretsKey(text: string): Buffer {

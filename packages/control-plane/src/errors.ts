@@ -50,3 +50,10 @@ export class PayloadTooLargeError extends DomainError {
     super(message, 413);
   }
 }
+
+/** Something the request needs is not running right now (a deployment's agent server): 503. */
+export class ServiceUnavailableError extends DomainError {
+  constructor(message: string) {
+    super(message, 503);
+  }
+}

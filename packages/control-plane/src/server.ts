@@ -5,7 +5,15 @@ import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { buildApp } from "./app.js";
 import type { ControlPlaneConfig } from "./config.js";
+import type { Deployment } from "./domain/types.js";
+import { bundledTemplates } from "./runtime/local/bundled.js";
+import { baseEnvironment } from "./runtime/local/environment.js";
+import { LocalRuntime } from "./runtime/local/runtime.js";
+import type { TemplateCatalog } from "./runtime/local/templates.js";
+import { DeploymentCreateRequest } from "./schemas/requests.js";
 import { loadSecretsKey, SecretBox } from "./secrets/box.js";
+import { AgentGateway } from "./services/agent-gateway.js";
+import { AgentUrls } from "./services/agent-urls.js";
 import { AuthService, type BootstrapResult } from "./services/auth.js";
 import { DeploymentService } from "./services/deployments.js";
 import { IntegrationService } from "./services/integrations.js";
@@ -13,8 +21,10 @@ import { ListenerService } from "./services/listeners.js";
 import { LogService } from "./services/logs.js";
 import { KeyedMutex } from "./services/mutex.js";
 import { Provisioner } from "./services/provisioner.js";
+import { RevisionWorker } from "./services/revision-worker.js";
 import { RevisionService } from "./services/revisions.js";
 import { UploadService } from "./services/uploads.js";
+import { openPostgresStorage } from "./storage/postgres/index.js";
 import { openSqliteStorage } from "./storage/sqlite/index.js";
 import type { ControlPlaneStorage } from "./storage/types.js";
 
@@ -25,6 +35,10 @@ export interface ControlPlane {
   readonly provisioner: Provisioner;
   /** What the first-start bootstrap did (a generated admin key is only here, once). */
   readonly bootstrap: BootstrapResult;
+  /** Where agent URLs point (set once the control plane listens, unless a public URL is configured). */
+  readonly agentUrls: AgentUrls;
+  /** The example deployment created on this first start (see StartOptions.exampleTemplateId), else null. */
+  readonly exampleDeployment: Deployment | null;
   /** Stops HTTP, the provisioner, then closes storage. */
   close(): Promise<void>;
 }
@@ -37,11 +51,27 @@ export interface RunningControlPlane extends ControlPlane {
 /** Options the embedding program decides (the CLI, tests). */
 export interface StartOptions {
   logger?: Logger;
+  /**
+   * The program that runs an agent server (`[node, berth.js, "dev"]`): with it, the local runtime
+   * builds and runs revisions; without it, revisions wait at AWAITING_BUILD / AWAITING_DEPLOY.
+   */
+  agentCommand?: readonly string[];
+  /** The environment builds and agent servers inherit a safe part of (PATH, HOME, proxies…). */
+  processEnv?: Readonly<Record<string, string | undefined>>;
+  /** Projects bundled for internal_template deployments (default: Berth's examples). */
+  templates?: TemplateCatalog;
+  /**
+   * On first start (empty database), also create a deployment of this bundled template in the new
+   * workspace, so a newcomer has a running agent without writing a request.
+   */
+  exampleTemplateId?: string;
   /** Called when the default port was taken and another one is used. */
   onPortMoved?: (from: number, to: number) => void;
+  /** Leave the provisioner stopped (the caller starts it, e.g. once listening). */
+  deferProvisioning?: boolean;
 }
 
-/** The composition root: storage (SQLite in the data dir), services, provisioner and HTTP from one config. */
+/** The composition root: storage (SQLite file or PostgreSQL), services, provisioner and HTTP from one config. */
 export async function createControlPlane(
   config: ControlPlaneConfig,
   options: StartOptions = {},
@@ -49,13 +79,49 @@ export async function createControlPlane(
   const logger = options.logger ?? pino({ level: config.logLevel });
   fs.mkdirSync(config.dataDir, { recursive: true });
   const box = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir));
-  const storage = await openSqliteStorage(config.dataDir, box);
+  const storage = config.databaseUrl
+    ? await openPostgresStorage(config.databaseUrl, box, {
+        onError: (err) => logger.warn({ err }, "PostgreSQL: an idle connection failed"),
+      })
+    : await openSqliteStorage(config.dataDir, box);
   try {
     const auth = new AuthService(storage.tenants);
     const bootstrap = await auth.bootstrap(config.bootstrapApiKey, new Date().toISOString());
-    const provisioner = new Provisioner(storage, path.join(config.dataDir, "deployments"), logger);
+    const deploymentsDir = path.join(config.dataDir, "deployments");
+    const provisioner = new Provisioner(storage, deploymentsDir, logger);
     const locks = new KeyedMutex();
-    const deployments = new DeploymentService(storage, locks, provisioner);
+    const integrations = new IntegrationService(config.gitHosts);
+    const agentUrls = new AgentUrls(config.publicUrl ?? `http://${config.host}:${config.port}`);
+    const templates = options.templates ?? bundledTemplates();
+    const runtime = options.agentCommand
+      ? new LocalRuntime({
+          deploymentsDir,
+          objectsDir: path.join(config.dataDir, "objects"),
+          agentCommand: options.agentCommand,
+          env: baseEnvironment(options.processEnv ?? {}),
+          buildTimeoutMs: config.buildTimeoutMs,
+          deployTimeoutMs: config.deployTimeoutMs,
+          drainGraceMs: config.drainGraceMs,
+          archiveLimits: config.archiveLimits,
+          keepBuilds: 2,
+          templates,
+          repoUrlProblem: (url, integrationId) => integrations.repoUrlProblem(url, integrationId),
+          logger,
+        })
+      : null;
+    if (runtime) {
+      provisioner.useWorker(
+        new RevisionWorker(
+          storage,
+          runtime,
+          locks,
+          (id) => agentUrls.of(id),
+          logger,
+          () => provisioner.kick(),
+        ),
+      );
+    }
+    const deployments = new DeploymentService(storage, locks, provisioner, integrations);
     const revisions = new RevisionService(storage, deployments, locks, provisioner);
     const uploads = new UploadService(storage, {
       objectsDir: path.join(config.dataDir, "objects"),
@@ -64,7 +130,9 @@ export async function createControlPlane(
     const app = await buildApp({
       logs: new LogService(storage),
       listeners: new ListenerService(storage),
-      integrations: new IntegrationService(config.gitHosts),
+      integrations,
+      gateway: new AgentGateway(storage.deployments, runtime),
+      templates,
       config,
       logger,
       auth,
@@ -73,13 +141,29 @@ export async function createControlPlane(
       projects: storage.projects,
       uploads,
     });
-    provisioner.start(config.provisionIntervalMs);
+    const example =
+      options.exampleTemplateId && bootstrap.createdTenantId
+        ? await deployments.create(
+            bootstrap.createdTenantId,
+            DeploymentCreateRequest.parse({
+              name: "example-agent",
+              source: "internal_template",
+              source_config: { template_id: options.exampleTemplateId },
+              source_revision_config: {},
+              secrets: [],
+            }),
+          )
+        : null;
+    // startControlPlane starts it once it listens, so agent URLs name the port really used.
+    if (!options.deferProvisioning) provisioner.start(config.provisionIntervalMs);
     let closing: Promise<void> | undefined;
     return {
       app,
       storage,
       provisioner,
       bootstrap,
+      agentUrls,
+      exampleDeployment: example,
       close() {
         closing ??= (async () => {
           await app.close();
@@ -100,9 +184,11 @@ export async function startControlPlane(
   config: ControlPlaneConfig,
   options: StartOptions = {},
 ): Promise<RunningControlPlane> {
-  const plane = await createControlPlane(config, options);
+  const plane = await createControlPlane(config, { ...options, deferProvisioning: true });
   try {
     const url = await listenWithFallback(plane.app, { ...config, onPortMoved: options.onPortMoved });
+    if (!config.publicUrl) plane.agentUrls.base = url;
+    plane.provisioner.start(config.provisionIntervalMs);
     return { ...plane, close: () => plane.close(), url };
   } catch (error) {
     await plane.close();

@@ -6,6 +6,7 @@ import pino from "pino";
 import { parseControlPlaneConfig } from "../src/config.js";
 import { type ControlPlane, createControlPlane } from "../src/server.js";
 import { hashApiKey } from "../src/services/auth.js";
+import { dropSchema, freshSchema, TEST_DATABASE_URL } from "./postgres.js";
 
 /** The bootstrap key every in-process test plane starts with. */
 export const ADMIN_KEY = "test-admin-key-0123456789";
@@ -41,15 +42,19 @@ export function usePlane(env: Record<string, string> = {}): () => TestPlane {
   };
 }
 
-/** Starts a fresh control plane; the caller closes it. */
+/**
+ * Starts a fresh control plane; the caller closes it. With BERTH_TEST_STORAGE=postgres its state
+ * lives in a fresh schema of DATABASE_URL's database (dropped on close) instead of SQLite.
+ */
 export async function openPlane(
   env: Record<string, string> = {},
 ): Promise<{ plane: TestPlane; close(): Promise<void> }> {
+  const postgres = await testDatabase();
   const temp = makeTempDir("berth-cp-");
   const logs: string[] = [];
   const logger = pino({ level: "debug" }, { write: (line: string) => void logs.push(line) });
   const config = parseControlPlaneConfig({
-    flags: { port: 0, dataDir: temp.dir, apiKey: ADMIN_KEY },
+    flags: { port: 0, dataDir: temp.dir, apiKey: ADMIN_KEY, databaseUrl: postgres?.url },
     env: { BERTH_PROVISION_INTERVAL_MS: "100", ...env },
     cwd: temp.dir,
   });
@@ -79,8 +84,16 @@ export async function openPlane(
     async close() {
       await plane.close();
       temp.cleanup();
+      if (postgres) await dropSchema(postgres.root, postgres.name);
     },
   };
+}
+
+/** The PostgreSQL schema a test plane uses (BERTH_TEST_STORAGE=postgres), or undefined: SQLite. */
+async function testDatabase(): Promise<{ root: string; name: string; url: string } | undefined> {
+  if (process.env.BERTH_TEST_STORAGE !== "postgres") return undefined;
+  if (!TEST_DATABASE_URL) throw new Error("BERTH_TEST_STORAGE=postgres needs DATABASE_URL");
+  return { root: TEST_DATABASE_URL, ...(await freshSchema(TEST_DATABASE_URL)) };
 }
 
 /** A valid external_container create body. */

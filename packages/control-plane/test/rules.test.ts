@@ -9,7 +9,11 @@ import type { Deployment } from "../src/domain/types.js";
 import { BadRequestError } from "../src/errors.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../src/schemas/requests.js";
 
-const ctx: RuleContext = { listenerExists: () => false, isUploadPath: (p) => p === "uploads/ok.tar.gz" };
+const ctx: RuleContext = {
+  listenerExists: () => false,
+  isUploadPath: (p) => p === "uploads/ok.tar.gz",
+  repoUrlProblem: (url) => (/^https?:\/\//.test(url) ? null : "use an http(s) URL"),
+};
 let n = 0;
 const stamp = {
   now: "2026-01-01T00:00:00.000Z",

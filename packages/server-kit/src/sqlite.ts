@@ -19,13 +19,19 @@ export function openSqliteFile(file: string): Database.Database {
 
 /**
  * Applies in-code migrations (unordered: features add theirs independently); on failure closes the
- * database and throws with the failing migration's name.
+ * database and throws with the failing migration's name. On PostgreSQL pass the schema the tables
+ * live in: Kysely otherwise takes a migration table of any schema for its own.
  */
-export async function migrateToLatest<T>(db: Kysely<T>, provider: MigrationProvider): Promise<void> {
+export async function migrateToLatest<T>(
+  db: Kysely<T>,
+  provider: MigrationProvider,
+  options: { migrationTableSchema?: string } = {},
+): Promise<void> {
   const { error, results } = await new Migrator({
     db,
     provider,
     allowUnorderedMigrations: true,
+    ...options,
   }).migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {

@@ -1,3 +1,4 @@
 export { repoRoot } from "./paths.js";
 export { type SpawnedServer, spawnBerth } from "./spawn.js";
+export { makeTarGz, packDirectory, type RawEntry } from "./tarball.js";
 export { makeTempDir } from "./temp.js";

@@ -19,6 +19,10 @@ export function registerDevCommand(program: Command): void {
       "where threads, runs and checkpoints are kept (default: <project>/.berth/agent-server)",
     )
     .option("--n-jobs-per-worker <n>", "runs executed at the same time (default: 10)")
+    .option(
+      "--wait-for-lock",
+      "serve while another process holds the data directory; run the queue once it exits (hand-over)",
+    )
     .addHelpText(
       "after",
       `
@@ -37,6 +41,7 @@ Example:
         host?: string;
         dataDir?: string;
         nJobsPerWorker?: string;
+        waitForLock?: boolean;
       }) => {
         const config = parseAgentServerConfig({
           flags: {
@@ -45,6 +50,7 @@ Example:
             host: options.host,
             dataDir: options.dataDir,
             jobsPerWorker: options.nJobsPerWorker,
+            waitForLock: options.waitForLock,
           },
           env: process.env,
           cwd: process.cwd(),

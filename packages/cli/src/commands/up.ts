@@ -1,6 +1,17 @@
+import { fileURLToPath } from "node:url";
 import { parseControlPlaneConfig, type RunningControlPlane, startControlPlane } from "@berth/control-plane";
 import type { Command } from "commander";
 import { closeOnSignal } from "../shutdown.js";
+
+/** Statuses after which a revision changes no more (by itself). */
+const SETTLED = new Set([
+  "DEPLOYED",
+  "CREATE_FAILED",
+  "BUILD_FAILED",
+  "DEPLOY_FAILED",
+  "INTERRUPTED",
+  "SKIPPED",
+]);
 
 /** `berth up`: the control plane (the /v2/deployments API) on this machine. */
 export function registerUpCommand(program: Command): void {
@@ -20,33 +31,110 @@ export function registerUpCommand(program: Command): void {
       "--api-key <key>",
       "admin API key to create on first start instead of a generated one (or BERTH_API_KEY)",
     )
+    .option(
+      "--database-url <url>",
+      "keep state in PostgreSQL (postgresql://…) instead of SQLite in the data dir (or BERTH_DATABASE_URL)",
+    )
+    .option("--no-example", "do not create the example-agent deployment on first start")
+    .option(
+      "--no-runtime",
+      "only serve the API: revisions wait at AWAITING_BUILD instead of being built and run",
+    )
     .addHelpText(
       "after",
       `
 On first start with an empty data directory Berth creates a workspace and an admin API key and
-prints the key once (only its hash is stored). Send it as X-Api-Key on every request.
+prints the key once (only its hash is stored). Send it as X-Api-Key on every request. It also
+deploys the bundled ReAct agent template as "example-agent" and prints its URL.
+
+Each deployment's revisions are built and run on this machine: one agent server process per
+deployment, reached at <control plane URL>/agents/<deployment id> (its custom_url) with the
+same API key. Stopping berth up stops them; the next start brings them back.
 
 Environment:
   BERTH_API_KEY        same as --api-key
+  BERTH_DATABASE_URL   same as --database-url (plain DATABASE_URL is not read)
   BERTH_SECRETS_KEY    32-byte base64 key for secrets at rest (default: generated into the data dir)
   BERTH_LOG_LEVEL      log level (default info)
+  BERTH_BUILD_TIMEOUT_SECS   time limit of an install/build command or git clone (default 900)
+  BERTH_DEPLOY_TIMEOUT_SECS  time a new agent server has to answer GET /ok (default 120)
+  BERTH_DRAIN_SECS           time a replaced agent server has to finish its runs (default 15)
+  BERTH_GIT_HOSTS            name=directory,… local git hosts (repo_host integrations)
 
 Example:
   berth up --port 0 --data-dir /tmp/berth --api-key "$(openssl rand -hex 24)"`,
     )
-    .action(async (options: { port?: string; host?: string; dataDir?: string; apiKey?: string }) => {
-      const config = parseControlPlaneConfig({
-        flags: { port: options.port, host: options.host, dataDir: options.dataDir, apiKey: options.apiKey },
-        env: process.env,
-        cwd: process.cwd(),
-      });
-      const plane = await startControlPlane(config, {
-        onPortMoved: (from, to) =>
-          process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
-      });
-      printUpBanner(plane, config.dataDir);
-      await closeOnSignal(plane, "");
-    });
+    .action(
+      async (options: {
+        port?: string;
+        host?: string;
+        dataDir?: string;
+        apiKey?: string;
+        databaseUrl?: string;
+        example: boolean;
+        runtime: boolean;
+      }) => {
+        const config = parseControlPlaneConfig({
+          flags: {
+            port: options.port,
+            host: options.host,
+            dataDir: options.dataDir,
+            apiKey: options.apiKey,
+            databaseUrl: options.databaseUrl,
+          },
+          env: process.env,
+          cwd: process.cwd(),
+        });
+        const plane = await startControlPlane(config, {
+          agentCommand: options.runtime ? agentServerCommand() : undefined,
+          processEnv: process.env,
+          exampleTemplateId: options.runtime && options.example ? "react-agent" : undefined,
+          onPortMoved: (from, to) =>
+            process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
+        });
+        printUpBanner(plane, config.dataDir);
+        const watching = plane.exampleDeployment ? watchExample(plane) : undefined;
+        await closeOnSignal(plane, "agent servers stop too; they come back on the next start");
+        watching?.stop();
+      },
+    );
+}
+
+/** `node <this CLI> dev`: how the local runtime starts each deployment's agent server. */
+function agentServerCommand(): string[] {
+  return [process.execPath, fileURLToPath(new URL("../../bin/berth.js", import.meta.url)), "dev"];
+}
+
+/** Prints the example deployment's revision statuses until it settles, then how to call it. */
+function watchExample(plane: RunningControlPlane): { stop(): void } {
+  const deployment = plane.exampleDeployment;
+  let last = "";
+  const timer = setInterval(async () => {
+    if (!deployment?.latest_revision_id) return;
+    const revision = await plane.storage.revisions
+      .get(deployment.tenant_id, deployment.id, deployment.latest_revision_id)
+      .catch(() => undefined);
+    if (!revision || revision.status === last) return;
+    last = revision.status;
+    process.stdout.write(`  example-agent: ${revision.status}\n`);
+    if (!SETTLED.has(revision.status)) return;
+    clearInterval(timer);
+    const url = plane.agentUrls.of(deployment.id);
+    process.stdout.write(
+      revision.status === "DEPLOYED"
+        ? [
+            "",
+            `  Example agent ready: ${url}`,
+            "  With the official SDK:",
+            `    new Client({ apiUrl: "${url}", apiKey: "<the admin key>" })`,
+            `  Or: curl -s ${url}/assistants/search -X POST -H "X-Api-Key: <the admin key>" -H 'content-type: application/json' -d '{}'`,
+            "",
+          ].join("\n")
+        : `  The example agent did not deploy; see GET /v2/deployments/${deployment.id}/revisions/${revision.id}/logs\n`,
+    );
+  }, 300);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 function printUpBanner(plane: RunningControlPlane, dataDir: string): void {

@@ -29,6 +29,8 @@ export interface RuleContext {
   listenerNamespaces?(id: string): string[] | null;
   /** Whether `path` was minted by upload-url for this deployment. */
   isUploadPath(path: string): boolean;
+  /** Why a repository may not be cloned (unknown integration, a path outside the git hosts), or null. */
+  repoUrlProblem(url: string, integrationId: string | null): string | null;
 }
 
 /** Ids and the clock, so the core stays deterministic in tests. */
@@ -103,7 +105,10 @@ export function checkRevisionInputs(source: Source, inputs: RevisionInputs, ctx:
 
 /** Checks the deployment-level configuration: URLs, listener placement, tag refs. */
 export function checkSourceConfig(config: SourceConfig, repoRef: string | null, ctx: RuleContext): void {
-  if (config.repo_url !== null) checkHttpUrl(config.repo_url, "source_config.repo_url");
+  if (config.repo_url !== null) {
+    const problem = ctx.repoUrlProblem(config.repo_url, config.integration_id);
+    if (problem) throw new BadRequestError(`source_config.repo_url: ${problem}`);
+  }
   if (config.custom_url !== null) checkHttpUrl(config.custom_url, "source_config.custom_url");
   if (config.listener_id !== null && !ctx.listenerExists(config.listener_id)) {
     throw new BadRequestError(`source_config.listener_id: listener ${config.listener_id} not found.`);
@@ -181,6 +186,7 @@ export function planCreate(
       : null,
     install_command: sc.install_command ?? null,
     build_command: sc.build_command ?? null,
+    template_id: sc.template_id ?? null,
   };
   const inputs: RevisionInputs = {
     source_revision_config: toSourceRevisionConfig(request.source_revision_config),
@@ -190,6 +196,11 @@ export function planCreate(
     secrets: request.secrets.map((s) => ({ name: s.name, value: s.value })),
     secret_references: (request.secret_references ?? []).map((r) => ({ ...r })),
   };
+  if (source === "internal_template" && sourceConfig.template_id === null) {
+    throw new BadRequestError(
+      "source_config.template_id is required for source 'internal_template' (GET /v2/templates lists them).",
+    );
+  }
   if (source === "repo_host" && sourceConfig.repo_url === null) {
     throw new BadRequestError("source_config.repo_url is required for source 'repo_host'.");
   }

@@ -19,7 +19,13 @@ export interface PatchPlan {
   revision: RevisionInputs | null;
 }
 
-const IMMUTABLE_SOURCE_CONFIG = ["integration_id", "repo_url", "deployment_type", "listener_id"] as const;
+const IMMUTABLE_SOURCE_CONFIG = [
+  "integration_id",
+  "repo_url",
+  "deployment_type",
+  "listener_id",
+  "template_id",
+] as const;
 
 function refuseChange(field: string, sent: unknown, current: unknown): void {
   if (sent !== null && sent !== undefined && sent !== current) {

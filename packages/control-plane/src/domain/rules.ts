@@ -36,6 +36,7 @@ const APPLIES: Readonly<Record<string, readonly Source[]>> = {
   "source_config.listener_config": ["external_container"],
   "source_config.install_command": BUILD_FROM_SOURCE,
   "source_config.build_command": BUILD_FROM_SOURCE,
+  "source_config.template_id": ["internal_template"],
   "source_revision_config.repo_ref": ["repo_host"],
   "source_revision_config.graph_config_path": BUILD_FROM_SOURCE,
   "source_revision_config.image_uri": ["external_container", "internal_container"],

@@ -25,6 +25,8 @@ export interface SourceConfig {
   listener_config: ListenerConfig | null;
   install_command: string | null;
   build_command: string | null;
+  /** The bundled template an internal_template deployment runs (immutable). */
+  template_id: string | null;
 }
 
 /** Revision-level configuration: what a revision is built/deployed from. */

@@ -32,6 +32,7 @@ export const SourceConfigInput = z.object({
   listener_config: ListenerConfigInput.nullish(),
   install_command: text(4096).nullish(),
   build_command: text(4096).nullish(),
+  template_id: text(128).nullish(),
 });
 /** Validated SourceConfig input. */
 export type SourceConfigInput = z.output<typeof SourceConfigInput>;

@@ -16,6 +16,7 @@ export const SourceConfigOut = z.object({
   listener_config: z.object({ cluster_namespace: z.string().nullable() }).nullable(),
   install_command: z.string().nullable(),
   build_command: z.string().nullable(),
+  template_id: z.string().nullable(),
 });
 
 /** SourceRevisionConfig as returned. */

@@ -25,6 +25,8 @@ export interface BootstrapResult {
   generatedKey: string | null;
   /** A configured bootstrap key that is not known to a non-empty database (ignored). */
   ignoredConfiguredKey: boolean;
+  /** The workspace created now (first start on an empty database), else null. */
+  createdTenantId: string | null;
 }
 
 /** How long a key's tenants are remembered: key changes take effect within this time. */
@@ -81,13 +83,17 @@ export class AuthService {
       const known = configuredKey
         ? (await this.tenants.tenantsOfKey(hashApiKey(configuredKey))).length > 0
         : true;
-      return { generatedKey: null, ignoredConfiguredKey: !known };
+      return { generatedKey: null, ignoredConfiguredKey: !known, createdTenantId: null };
     }
     const tenantId = randomUUID();
     await this.tenants.create({ id: tenantId, name: "default", created_at: now });
     const key = configuredKey ?? generateApiKey();
     await this.tenants.addKey(hashApiKey(key), [tenantId], now);
-    return { generatedKey: configuredKey ? null : key, ignoredConfiguredKey: false };
+    return {
+      generatedKey: configuredKey ? null : key,
+      ignoredConfiguredKey: false,
+      createdTenantId: tenantId,
+    };
   }
 }
 

@@ -5,7 +5,7 @@ import type { Deployment } from "../domain/types.js";
 import { BadRequestError, ConflictError, NotFoundError } from "../errors.js";
 import type { DeploymentCreateRequest, DeploymentPatchRequest } from "../schemas/requests.js";
 import type { ControlPlaneStorage, DeploymentFilter } from "../storage/types.js";
-import { contextOf, stampNow } from "./context.js";
+import { contextOf, type RepoPolicy, stampNow } from "./context.js";
 import type { KeyedMutex } from "./mutex.js";
 
 /** Wakes whatever advances statuses after a change (the provisioner). */
@@ -19,6 +19,8 @@ export class DeploymentService {
     private readonly storage: ControlPlaneStorage,
     private readonly locks: KeyedMutex,
     private readonly doorbell: Doorbell,
+    /** Which repositories may be cloned (checked on create and PATCH). */
+    readonly repos: RepoPolicy,
   ) {}
 
   /** Creates a deployment, its first revision and its tracing project. */
@@ -27,7 +29,7 @@ export class DeploymentService {
     const { deployment, revision } = planCreate(
       request,
       tenantId,
-      await contextOf(this.storage, tenantId, null),
+      await contextOf(this.storage, tenantId, null, this.repos),
       stamp,
     );
     await this.storage.deployments.create(deployment, revision, {
@@ -61,7 +63,7 @@ export class DeploymentService {
   async patch(tenantId: string, id: string, request: DeploymentPatchRequest): Promise<Deployment> {
     return this.locks.run(id, async () => {
       const current = await this.mutable(tenantId, id);
-      const plan = planPatch(current, request, await contextOf(this.storage, tenantId, id));
+      const plan = planPatch(current, request, await contextOf(this.storage, tenantId, id, this.repos));
       const stamp = stampNow();
       if (!plan.revision) {
         const saved = { ...plan.deployment, updated_at: stamp.now };

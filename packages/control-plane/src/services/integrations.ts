@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { v5 as uuidv5 } from "uuid";
 import { NotFoundError } from "../errors.js";
 
@@ -74,6 +74,32 @@ export class IntegrationService {
   /** Whether an integration id names a configured host. */
   exists(id: string): boolean {
     return this.hosts.some((h) => h.integration.id === id);
+  }
+
+  /**
+   * Why a deployment may not clone `url` (null when it may): http(s) URLs are allowed; file URLs
+   * and local paths only inside a configured host's directory (of the deployment's integration
+   * when it names one), so a workspace cannot read arbitrary repositories of this machine.
+   */
+  repoUrlProblem(url: string, integrationId: string | null): string | null {
+    const hosts = integrationId ? this.hosts.filter((h) => h.integration.id === integrationId) : this.hosts;
+    if (integrationId && hosts.length === 0) {
+      return `Integration ${integrationId} is not a configured git host (GET /v1/integrations/repo_host/install lists them).`;
+    }
+    if (/^https?:\/\//i.test(url)) return null;
+    let local: string;
+    try {
+      local = url.startsWith("file:") ? fileURLToPath(url) : path.resolve(url);
+    } catch {
+      return `Unsupported repository URL ${url} (use http(s)://, file:// or a path inside a configured git host).`;
+    }
+    if (!path.isAbsolute(url) && !url.startsWith("file:")) {
+      return `Unsupported repository URL ${url} (use http(s)://, file:// or an absolute path).`;
+    }
+    const inside = hosts.some((h) => local === h.directory || local.startsWith(h.directory + path.sep));
+    return inside
+      ? null
+      : `${url} is not inside a configured git host; local repositories are served from BERTH_GIT_HOSTS directories.`;
   }
 
   repositories(integrationId: string): Repository[] {

@@ -3,9 +3,11 @@ import path from "node:path";
 import type { Logger } from "pino";
 import { hasArtifact } from "../domain/deployment.js";
 import { isInProgress, planAdvance } from "../domain/revision-status.js";
+import type { Revision } from "../domain/types.js";
 import type { ControlPlaneStorage } from "../storage/types.js";
+import type { RevisionWorker } from "./revision-worker.js";
 
-/** What a revision's log says when it stops at a status no builder or runtime picks up yet. */
+/** What a revision's log says when it reaches a status (without a runtime, it stops there). */
 const WAITING_MESSAGES: Record<string, string> = {
   QUEUED: "Revision queued behind another revision of this deployment.",
   AWAITING_BUILD:
@@ -30,11 +32,19 @@ export class Provisioner {
   #timer: NodeJS.Timeout | null = null;
   #stopped = true;
 
+  #worker: RevisionWorker | null = null;
+  #restored = false;
+
   constructor(
     private readonly storage: ControlPlaneStorage,
     private readonly deploymentsDir: string,
     private readonly logger: Logger,
   ) {}
+
+  /** Hands revisions past AWAITING_* to a runtime (without one they wait there, honestly). */
+  useWorker(worker: RevisionWorker): void {
+    this.#worker = worker;
+  }
 
   /** Starts the retry timer and runs a first pass (recovery after a restart). */
   start(intervalMs: number): void {
@@ -51,6 +61,7 @@ export class Provisioner {
     this.#stopped = true;
     this.#again = false;
     await this.#running;
+    await this.#worker?.close();
   }
 
   /** Asks for a pass soon (ignored while stopped). */
@@ -82,6 +93,12 @@ export class Provisioner {
   }
 
   async #pass(): Promise<void> {
+    if (this.#worker && !this.#restored) {
+      // First pass after a start: running deployments come back before new work begins.
+      this.#restored = true;
+      await this.#worker.restore();
+    }
+    const runtime = this.#worker?.runtime;
     const now = () => new Date().toISOString();
     for (const deployment of await this.storage.deployments.listByStatus("AWAITING_DATABASE")) {
       fs.mkdirSync(path.join(this.deploymentsDir, deployment.id), { recursive: true });
@@ -92,6 +109,13 @@ export class Provisioner {
     for (const revision of await this.storage.revisions.listWaiting()) {
       const deployment = await this.storage.deployments.get(revision.tenant_id, revision.deployment_id);
       if (!deployment) continue;
+      const unsupported = runtime?.unsupportedReason(revision.source) ?? null;
+      if (unsupported) {
+        if (await this.storage.revisions.setStatus(revision.id, revision.status, "CREATE_FAILED", now())) {
+          await this.#log(revision, "build", "ERROR", unsupported);
+        }
+        continue;
+      }
       const others = await this.storage.revisions.statusesOf(deployment.id);
       const next = planAdvance({
         status: revision.status,
@@ -101,17 +125,8 @@ export class Provisioner {
         blocked: others.some((o) => o.id !== revision.id && isInProgress(o.status)),
       });
       if (next && (await this.storage.revisions.setStatus(revision.id, revision.status, next, now()))) {
-        await this.storage.logs.append([
-          {
-            tenant_id: revision.tenant_id,
-            deployment_id: deployment.id,
-            revision_id: revision.id,
-            type: next === "AWAITING_DEPLOY" ? "deploy" : "build",
-            timestamp: Date.now(),
-            level: "INFO",
-            message: WAITING_MESSAGES[next] ?? `Revision is ${next}.`,
-          },
-        ]);
+        const message = runtime ? `Revision is ${next}.` : (WAITING_MESSAGES[next] ?? `Revision is ${next}.`);
+        await this.#log(revision, next === "AWAITING_DEPLOY" ? "deploy" : "build", "INFO", message);
         this.logger.info(
           { deploymentId: deployment.id, revisionId: revision.id, status: next },
           "revision advanced",
@@ -123,10 +138,26 @@ export class Provisioner {
         if (status === "AWAITING_DELETE") {
           await this.storage.deployments.setStatus(deployment.id, status, "AWAITING_FINAL_DELETE", now());
         }
+        await this.#worker?.remove(deployment.id);
         fs.rmSync(path.join(this.deploymentsDir, deployment.id), { recursive: true, force: true });
         await this.storage.deployments.remove(deployment.id, deployment.delete_tracing_project);
         this.logger.info({ deploymentId: deployment.id }, "deployment deleted");
       }
     }
+    await this.#worker?.reconcile();
+  }
+
+  async #log(revision: Revision, type: "build" | "deploy", level: string, message: string): Promise<void> {
+    await this.storage.logs.append([
+      {
+        tenant_id: revision.tenant_id,
+        deployment_id: revision.deployment_id,
+        revision_id: revision.id,
+        type,
+        timestamp: Date.now(),
+        level,
+        message,
+      },
+    ]);
   }
 }

@@ -41,7 +41,12 @@ export class RevisionService {
   async create(tenantId: string, deploymentId: string, request: RevisionCreateRequest): Promise<Revision> {
     return this.locks.run(deploymentId, async () => {
       const current = await this.deployments.mutable(tenantId, deploymentId);
-      const plan = planPatch(current, request, await contextOf(this.storage, tenantId, deploymentId), true);
+      const plan = planPatch(
+        current,
+        request,
+        await contextOf(this.storage, tenantId, deploymentId, this.deployments.repos),
+        true,
+      );
       const inputs = plan.revision ?? inputsOf(current);
       return (await this.commit(plan.deployment, inputs)).revision;
     });
@@ -71,6 +76,31 @@ export class RevisionService {
     });
   }
 
+  /**
+   * build_on_push: under the deployment's lock, `decide` sees the deployment and its latest
+   * revision and returns the first build-log line of a new revision (or null for none). The new
+   * revision clones the latest one's inputs; its commit is left for the build to resolve.
+   */
+  async rebuildLatest(
+    tenantId: string,
+    deploymentId: string,
+    decide: (deployment: Deployment, latest: Revision) => Promise<string | null>,
+  ): Promise<Revision | null> {
+    return this.locks.run(deploymentId, async () => {
+      const deployment = await this.storage.deployments.get(tenantId, deploymentId);
+      if (!deployment?.latest_revision_id) return null;
+      const latest = await this.storage.revisions.get(tenantId, deploymentId, deployment.latest_revision_id);
+      if (!latest) return null;
+      const note = await decide(deployment, latest);
+      if (note === null) return null;
+      const inputs = {
+        ...latest,
+        source_revision_config: { ...latest.source_revision_config, repo_commit_sha: null },
+      };
+      return (await this.commit(deployment, inputs, note)).revision;
+    });
+  }
+
   private async commit(
     deployment: Deployment,
     inputs: Pick<
@@ -82,6 +112,7 @@ export class RevisionService {
       | "secrets"
       | "secret_references"
     >,
+    note?: string,
   ): Promise<{ deployment: Deployment; revision: Revision }> {
     const stamp = stampNow();
     const copy = {
@@ -99,6 +130,19 @@ export class RevisionService {
       updated_at: stamp.now,
     };
     await this.storage.deployments.saveWithRevision(saved, revision);
+    if (note) {
+      await this.storage.logs.append([
+        {
+          tenant_id: revision.tenant_id,
+          deployment_id: revision.deployment_id,
+          revision_id: revision.id,
+          type: "build",
+          timestamp: Date.now(),
+          level: "INFO",
+          message: note,
+        },
+      ]);
+    }
     this.doorbell.kick();
     return { deployment: saved, revision };
   }

@@ -81,7 +81,7 @@ export class UploadService {
         },
         fs.createWriteStream(temporary, { mode: 0o600 }),
       );
-      if (!head || head[0] !== 0x1f || head[1] !== 0x8b)
+      if (head?.[0] !== 0x1f || head[1] !== 0x8b)
         throw new BadRequestError("The upload is not a gzip archive.");
       if (!(await this.storage.uploads.complete(upload.object_path, size, new Date().toISOString()))) {
         throw new ConflictError("This upload URL was already used.");

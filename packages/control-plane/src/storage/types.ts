@@ -1,6 +1,12 @@
 import type { DeploymentStatus } from "../domain/deployment-status.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
-import type { Deployment, Listener, Revision, TracingProject } from "../domain/types.js";
+import type {
+  Deployment,
+  Listener,
+  Revision,
+  SourceRevisionConfig,
+  TracingProject,
+} from "../domain/types.js";
 
 /** A workspace: owner of deployments, projects and keys. */
 export interface Tenant {
@@ -63,6 +69,10 @@ export interface RevisionStore {
   setStatus(id: string, from: RevisionStatus, to: RevisionStatus, now: string): Promise<boolean>;
   /** Revisions waiting in CREATING or QUEUED, oldest first, across tenants (for the provisioner). */
   listWaiting(): Promise<Revision[]>;
+  /** Revisions in any of `statuses`, oldest first, across tenants (for the runtime's work). */
+  listInStatus(statuses: readonly RevisionStatus[]): Promise<Revision[]>;
+  /** Records what a build resolved (the commit of a repo_host revision). */
+  setSourceRevisionConfig(id: string, config: SourceRevisionConfig, now: string): Promise<void>;
   /** Statuses of all revisions of a deployment (to know whether one is in progress). */
   statusesOf(deploymentId: string): Promise<Array<{ id: string; status: RevisionStatus }>>;
 }

@@ -11,17 +11,23 @@ import { SqliteRunStore } from "./runs.js";
 import { SqliteItemStore } from "./store.js";
 import { SqliteThreadStore } from "./threads.js";
 
-/** The embedded backend: two SQLite files in a locked data directory. */
+/** The embedded backend: two SQLite files in a data directory. */
 export interface SqliteBackend {
   storage: Storage;
   checkpointer: BerthSqliteSaver;
   checkpoints: CheckpointAdmin;
 }
 
-/** Opens the agent server's data directory (created if missing). */
-export async function openSqliteBackend(dataDir: string): Promise<SqliteBackend> {
+/**
+ * Opens the agent server's data directory (created if missing), locked unless `lock: false` (the
+ * caller then takes the lock itself, later: the blue/green hand-over).
+ */
+export async function openSqliteBackend(
+  dataDir: string,
+  options: { lock?: boolean } = {},
+): Promise<SqliteBackend> {
   fs.mkdirSync(dataDir, { recursive: true });
-  const lock = lockDataDir(dataDir);
+  const lock = options.lock === false ? { release() {} } : lockDataDir(dataDir);
   try {
     const { db } = await openSqliteDatabase(path.join(dataDir, "agent-server.sqlite"));
     const checkpoints = openSqliteCheckpointer(path.join(dataDir, "checkpoints.sqlite"));

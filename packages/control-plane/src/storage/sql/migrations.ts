@@ -1,7 +1,12 @@
 import type { Kysely, Migration, MigrationProvider } from "kysely";
+import type { SqlDialect } from "./dialect.js";
 
-/** The control plane's SQLite schema, one migration per change, applied at start-up. */
-const migrations: Record<string, Migration> = {
+/**
+ * The control plane's schema, one migration per change, applied at start-up. Written once for
+ * both databases: only the auto-numbered `seq` keys and 64-bit integers differ (the dialect's
+ * DDL part); JSON stays text so the row codec is shared.
+ */
+const migrations = (d: SqlDialect): Record<string, Migration> => ({
   "0001_initial": {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -23,7 +28,7 @@ const migrations: Record<string, Migration> = {
         .execute();
       await db.schema
         .createTable("deployments")
-        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("seq", d.seqType, d.seq)
         .addColumn("id", "text", (c) => c.notNull().unique())
         .addColumn("tenant_id", "text", (c) => c.notNull().references("tenants.id"))
         .addColumn("name", "text", (c) => c.notNull())
@@ -45,7 +50,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("deployments_status").on("deployments").column("status").execute();
       await db.schema
         .createTable("revisions")
-        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("seq", d.seqType, d.seq)
         .addColumn("id", "text", (c) => c.notNull().unique())
         .addColumn("deployment_id", "text", (c) =>
           c.notNull().references("deployments.id").onDelete("cascade"),
@@ -70,7 +75,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("revisions_status").on("revisions").column("status").execute();
       await db.schema
         .createTable("tracing_projects")
-        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("seq", d.seqType, d.seq)
         .addColumn("id", "text", (c) => c.notNull().unique())
         .addColumn("tenant_id", "text", (c) => c.notNull().references("tenants.id"))
         .addColumn("name", "text", (c) => c.notNull())
@@ -89,7 +94,7 @@ const migrations: Record<string, Migration> = {
         .addColumn("deployment_id", "text", (c) => c.notNull())
         .addColumn("token_hash", "text", (c) => c.notNull().unique())
         .addColumn("expires_at", "text", (c) => c.notNull())
-        .addColumn("size", "integer")
+        .addColumn("size", d.bigIntType)
         .addColumn("completed_at", "text")
         .addColumn("created_at", "text", (c) => c.notNull())
         .execute();
@@ -104,12 +109,12 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       await db.schema
         .createTable("revision_logs")
-        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("seq", d.seqType, d.seq)
         .addColumn("tenant_id", "text", (c) => c.notNull())
         .addColumn("deployment_id", "text", (c) => c.notNull())
         .addColumn("revision_id", "text", (c) => c.notNull())
         .addColumn("type", "text", (c) => c.notNull())
-        .addColumn("timestamp", "integer", (c) => c.notNull())
+        .addColumn("timestamp", d.bigIntType, (c) => c.notNull())
         .addColumn("level", "text", (c) => c.notNull())
         .addColumn("message", "text", (c) => c.notNull())
         .execute();
@@ -124,7 +129,7 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>) {
       await db.schema
         .createTable("listeners")
-        .addColumn("seq", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("seq", d.seqType, d.seq)
         .addColumn("id", "text", (c) => c.notNull().unique())
         .addColumn("tenant_id", "text", (c) => c.notNull())
         .addColumn("version", "text")
@@ -137,9 +142,9 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-};
+});
 
-/** Feeds the in-code migrations to Kysely's Migrator. */
-export const sqliteMigrations: MigrationProvider = {
-  getMigrations: async () => migrations,
-};
+/** Feeds the in-code migrations, in `dialect`'s types, to Kysely's Migrator. */
+export function migrationsFor(dialect: SqlDialect): MigrationProvider {
+  return { getMigrations: async () => migrations(dialect) };
+}

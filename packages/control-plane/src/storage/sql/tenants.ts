@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import type { Tenant, TenantStore } from "../types.js";
 import type { ControlPlaneDb } from "./schema.js";
 
-/** SQLite implementation of tenants and API keys. */
-export class SqliteTenantStore implements TenantStore {
+/** Tenants and API keys on Kysely (SQLite or PostgreSQL). */
+export class SqlTenantStore implements TenantStore {
   constructor(private readonly db: Kysely<ControlPlaneDb>) {}
 
   async count(): Promise<number> {

@@ -1,10 +1,14 @@
 import type { Kysely } from "kysely";
 import type { LogLine, LogQuery, LogStore } from "../types.js";
+import type { SqlDialect } from "./dialect.js";
 import type { ControlPlaneDb } from "./schema.js";
 
-/** SQLite implementation of the revision logs. */
-export class SqliteLogStore implements LogStore {
-  constructor(private readonly db: Kysely<ControlPlaneDb>) {}
+/** The revision log store on Kysely (SQLite or PostgreSQL). */
+export class SqlLogStore implements LogStore {
+  constructor(
+    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async append(lines: Omit<LogLine, "seq">[]): Promise<void> {
     if (lines.length === 0) return;
@@ -21,7 +25,7 @@ export class SqliteLogStore implements LogStore {
     if (q.revisionId) query = query.where("revision_id", "=", q.revisionId);
     if (q.afterSeq !== undefined) query = query.where("seq", q.order === "asc" ? ">" : "<", q.afterSeq);
     if (q.level) query = query.where("level", "=", q.level.toUpperCase());
-    if (q.query) query = query.where("message", "like", `%${q.query.replace(/[%_]/g, "")}%`);
+    if (q.query) query = query.where(this.dialect.contains("message", q.query, true));
     if (q.startTime !== undefined) query = query.where("timestamp", ">=", q.startTime);
     if (q.endTime !== undefined) query = query.where("timestamp", "<=", q.endTime);
     const rows = await query.orderBy("seq", q.order).limit(q.limit).execute();

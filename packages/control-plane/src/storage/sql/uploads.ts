@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import type { Upload, UploadStore } from "../types.js";
 import type { ControlPlaneDb } from "./schema.js";
 
-/** SQLite implementation of the upload slots. */
-export class SqliteUploadStore implements UploadStore {
+/** The upload slots on Kysely (SQLite or PostgreSQL). */
+export class SqlUploadStore implements UploadStore {
   constructor(private readonly db: Kysely<ControlPlaneDb>) {}
 
   async create(upload: Upload): Promise<void> {

@@ -4,8 +4,8 @@ import type { TracingProjectStore } from "../types.js";
 import { projectFromRow } from "./rows.js";
 import type { ControlPlaneDb } from "./schema.js";
 
-/** SQLite implementation of tracing projects. */
-export class SqliteProjectStore implements TracingProjectStore {
+/** Tracing projects on Kysely (SQLite or PostgreSQL). */
+export class SqlProjectStore implements TracingProjectStore {
   constructor(private readonly db: Kysely<ControlPlaneDb>) {}
 
   async list(

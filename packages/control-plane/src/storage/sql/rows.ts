@@ -1,9 +1,15 @@
 import type { Selectable } from "kysely";
 import type { DeploymentStatus } from "../../domain/deployment-status.js";
 import type { RevisionStatus } from "../../domain/revision-status.js";
-import type { Deployment, Revision, Secret, Source, TracingProject } from "../../domain/types.js";
+import type {
+  Deployment,
+  Revision,
+  Secret,
+  Source,
+  SourceConfig,
+  TracingProject,
+} from "../../domain/types.js";
 import type { SecretBox } from "../../secrets/box.js";
-import { parseJson } from "./database.js";
 import type { DeploymentsTable, RevisionsTable, TracingProjectsTable } from "./schema.js";
 
 /** Row ↔ record conversion; secrets are sealed on the way in and opened on the way out. */
@@ -46,7 +52,8 @@ export class RowCodec {
       name: row.name,
       display_name: row.display_name,
       source: row.source as Source,
-      source_config: parseJson(row.source_config),
+      // Rows written before a field existed lack it; the type says every field is present.
+      source_config: withDefaults(parseJson<Partial<SourceConfig>>(row.source_config)),
       source_revision_config: parseJson(row.source_revision_config),
       secrets: this.openSecrets(row.secrets),
       secret_references: parseJson(row.secret_references),
@@ -106,4 +113,14 @@ export function projectFromRow(row: Selectable<TracingProjectsTable>): TracingPr
     deployment_id: row.deployment_id,
     created_at: row.created_at,
   };
+}
+
+/** Parses a JSON text column (the stores only ever write valid JSON there). */
+export function parseJson<T>(text: string | null): T {
+  return (text === null ? null : JSON.parse(text)) as T;
+}
+
+/** A stored source_config with fields added since it was written set to null. */
+function withDefaults(stored: Partial<SourceConfig>): SourceConfig {
+  return { ...stored, template_id: stored.template_id ?? null } as SourceConfig;
 }

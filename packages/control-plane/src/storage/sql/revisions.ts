@@ -1,12 +1,12 @@
 import type { Kysely } from "kysely";
 import type { RevisionStatus } from "../../domain/revision-status.js";
-import type { Revision } from "../../domain/types.js";
+import type { Revision, SourceRevisionConfig } from "../../domain/types.js";
 import type { RevisionStore } from "../types.js";
 import type { RowCodec } from "./rows.js";
 import type { ControlPlaneDb } from "./schema.js";
 
-/** SQLite implementation of the revision store. */
-export class SqliteRevisionStore implements RevisionStore {
+/** The revision store on Kysely (SQLite or PostgreSQL). */
+export class SqlRevisionStore implements RevisionStore {
   constructor(
     private readonly db: Kysely<ControlPlaneDb>,
     private readonly codec: RowCodec,
@@ -56,6 +56,25 @@ export class SqliteRevisionStore implements RevisionStore {
       .orderBy("seq")
       .execute();
     return rows.map((row) => this.codec.revisionFromRow(row));
+  }
+
+  async listInStatus(statuses: readonly RevisionStatus[]): Promise<Revision[]> {
+    if (statuses.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("revisions")
+      .selectAll()
+      .where("status", "in", [...statuses])
+      .orderBy("seq")
+      .execute();
+    return rows.map((row) => this.codec.revisionFromRow(row));
+  }
+
+  async setSourceRevisionConfig(id: string, config: SourceRevisionConfig, now: string): Promise<void> {
+    await this.db
+      .updateTable("revisions")
+      .set({ source_revision_config: JSON.stringify(config), updated_at: now })
+      .where("id", "=", id)
+      .execute();
   }
 
   async statusesOf(deploymentId: string): Promise<Array<{ id: string; status: RevisionStatus }>> {

@@ -2,7 +2,8 @@ import type { Kysely, Selectable } from "kysely";
 import type { Listener } from "../../domain/types.js";
 import { ConflictError } from "../../errors.js";
 import type { ListenerStore } from "../types.js";
-import { isUniqueViolation, parseJson } from "./database.js";
+import type { SqlDialect } from "./dialect.js";
+import { parseJson } from "./rows.js";
 import type { ControlPlaneDb, ListenersTable } from "./schema.js";
 
 function fromRow(row: Selectable<ListenersTable>): Listener {
@@ -18,9 +19,12 @@ function fromRow(row: Selectable<ListenersTable>): Listener {
   };
 }
 
-/** SQLite implementation of the listeners. */
-export class SqliteListenerStore implements ListenerStore {
-  constructor(private readonly db: Kysely<ControlPlaneDb>) {}
+/** The listener store on Kysely (SQLite or PostgreSQL). */
+export class SqlListenerStore implements ListenerStore {
+  constructor(
+    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async create(l: Listener): Promise<void> {
     try {
@@ -29,7 +33,7 @@ export class SqliteListenerStore implements ListenerStore {
         .values({ ...l, compute_config: JSON.stringify(l.compute_config) })
         .execute();
     } catch (error) {
-      if (isUniqueViolation(error)) {
+      if (this.dialect.isUniqueViolation(error)) {
         throw new ConflictError(
           `Listener for LangSmith workspace ID '${l.tenant_id}' and compute ID '${l.compute_id}' already exists.`,
         );

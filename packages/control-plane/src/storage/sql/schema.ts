@@ -1,6 +1,9 @@
 import type { Generated } from "kysely";
 
-/** Row shapes of the control plane's SQLite tables (JSON columns hold text; `secrets` hold sealed text). */
+/**
+ * Row shapes of the control plane's tables, the same on SQLite and PostgreSQL (JSON columns hold
+ * text; `secrets` hold sealed text; 64-bit integers come back as numbers on both).
+ */
 export interface TenantsTable {
   id: string;
   name: string;
@@ -68,7 +71,6 @@ export interface TracingProjectsTable {
   created_at: string;
 }
 
-/** The whole database. */
 /** Source upload slots (see storage/types.ts Upload). */
 export interface UploadsTable {
   object_path: string;
@@ -106,6 +108,7 @@ export interface ListenersTable {
   updated_at: string;
 }
 
+/** The whole database. */
 export interface ControlPlaneDb {
   listeners: ListenersTable;
   revision_logs: RevisionLogsTable;

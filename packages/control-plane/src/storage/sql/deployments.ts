@@ -1,19 +1,20 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { DeploymentStatus } from "../../domain/deployment-status.js";
 import { isSupersedable, REVISION_STATUSES } from "../../domain/revision-status.js";
 import type { Deployment, Revision, TracingProject } from "../../domain/types.js";
 import { ConflictError } from "../../errors.js";
 import type { DeploymentFilter, DeploymentStore } from "../types.js";
-import { isUniqueViolation } from "./database.js";
+import type { SqlDialect } from "./dialect.js";
 import type { RowCodec } from "./rows.js";
 import type { ControlPlaneDb } from "./schema.js";
 
 const SUPERSEDABLE = REVISION_STATUSES.filter(isSupersedable);
 
-/** SQLite implementation of the deployment store. */
-export class SqliteDeploymentStore implements DeploymentStore {
+/** The deployment store on Kysely (SQLite or PostgreSQL). */
+export class SqlDeploymentStore implements DeploymentStore {
   constructor(
     private readonly db: Kysely<ControlPlaneDb>,
+    private readonly dialect: SqlDialect,
     private readonly codec: RowCodec,
   ) {}
 
@@ -32,7 +33,7 @@ export class SqliteDeploymentStore implements DeploymentStore {
         await trx.insertInto("tracing_projects").values(project).execute();
       });
     } catch (error) {
-      if (isUniqueViolation(error)) {
+      if (this.dialect.isUniqueViolation(error)) {
         throw new ConflictError(`A deployment named '${deployment.name}' already exists.`);
       }
       throw error;
@@ -52,8 +53,7 @@ export class SqliteDeploymentStore implements DeploymentStore {
   async list(tenantId: string, filter: DeploymentFilter): Promise<Deployment[]> {
     let query = this.db.selectFrom("deployments").selectAll().where("tenant_id", "=", tenantId);
     if (filter.nameContains) {
-      // instr: a literal substring match (LIKE would treat '%' and '_' in the filter as wildcards).
-      query = query.where(sql<boolean>`instr(name, ${filter.nameContains}) > 0`);
+      query = query.where(this.dialect.contains("name", filter.nameContains));
     }
     if (filter.name !== undefined) query = query.where("name", "=", filter.name);
     if (filter.statuses?.length) query = query.where("status", "in", filter.statuses);

@@ -1,0 +1,65 @@
+import replyFrom from "@fastify/reply-from";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AgentGateway } from "../../services/agent-gateway.js";
+import type { AuthService } from "../../services/auth.js";
+
+/** Control-plane credentials, never passed on to user code. */
+const STRIPPED = ["x-api-key", "x-tenant-id", "host", "connection"];
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * `/agents/{deployment_id}/…`: a deployment's stable agent URL (its `custom_url`), proxied to the
+ * agent server of its running revision. An API key of the deployment's workspace is required, as
+ * on the real service; `Authorization` passes through for the agent's own custom auth unless it
+ * carried the control plane key. Bodies and responses (SSE included) are streamed, not buffered.
+ */
+export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGateway, auth: AuthService) {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+    await scope.register(replyFrom, {
+      // Runs can take long: waits and streams hold the response open (the agent sends keep-alives).
+      undici: {
+        connections: 128,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      },
+    });
+    const handler = async (
+      request: FastifyRequest<{ Params: { deployment_id: string; "*"?: string } }>,
+      reply: FastifyReply,
+    ) => {
+      const apiKey = header(request, "x-api-key");
+      const tenantId = await auth.authenticate({
+        apiKey,
+        authorization: apiKey ? undefined : header(request, "authorization"),
+        tenantId: header(request, "x-tenant-id"),
+      });
+      const upstream = await gateway.upstream(tenantId, request.params.deployment_id);
+      const query = request.url.indexOf("?");
+      const target = `${upstream}/${request.params["*"] ?? ""}${query >= 0 ? request.url.slice(query) : ""}`;
+      return reply.from(target, {
+        rewriteRequestHeaders: (_req, headers) => {
+          const copy: Record<string, string | string[] | undefined> = { ...headers };
+          for (const name of STRIPPED) delete copy[name];
+          if (!apiKey) delete copy.authorization;
+          return copy;
+        },
+        onError: (replyOut, { error }) => {
+          request.log.warn({ err: error }, "agent proxy error");
+          if (!replyOut.sent) {
+            replyOut.code(502).send({ detail: "The deployment's agent server did not answer." });
+          }
+        },
+      });
+    };
+    scope.all("/agents/:deployment_id", handler);
+    scope.all("/agents/:deployment_id/*", handler);
+  });
+}

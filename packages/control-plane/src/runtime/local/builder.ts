@@ -1,0 +1,304 @@
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import type { Revision } from "../../domain/types.js";
+import { type RevisionJob, RuntimeFailure } from "../types.js";
+import { ArchiveRejectedError, extractSourceArchive } from "./archive.js";
+import { buildKey } from "./build-key.js";
+import { detectInstallCommand, runCommand } from "./commands.js";
+import { checkoutRef, remoteRefSha } from "./git.js";
+import { buildPaths, type DeploymentLayout } from "./layout.js";
+import type { TemplateCatalog } from "./templates.js";
+
+/** What the builder needs from its surroundings. */
+export interface BuilderOptions {
+  objectsDir: string;
+  /** Environment of install and build commands (inherited base only, no control-plane secrets). */
+  env: Record<string, string>;
+  buildTimeoutMs: number;
+  archiveLimits: { maxBytes: number; maxEntries: number; maxDepth: number };
+  /** Projects bundled with Berth for internal_template deployments. */
+  templates: TemplateCatalog;
+  /** Why a repository URL may not be cloned (file:// only inside configured git hosts), or null. */
+  repoUrlProblem(url: string, integrationId: string | null): string | null;
+}
+
+/** A finished build on disk. */
+export interface BuiltRevision {
+  key: string;
+  dir: string;
+  graphConfigPath: string;
+  commitSha: string | null;
+}
+
+/** What `build.json` records, so a later revision (or a restart) reuses the build. */
+interface BuildMarker {
+  key: string;
+  graph_config_path: string;
+  commit_sha: string | null;
+  revision_id: string;
+  finished_at: string;
+}
+
+/**
+ * Fetches a revision's source (upload, git or template) into a fresh directory, installs and builds
+ * it, and publishes it atomically under its build key. A build with the same key is reused.
+ */
+export class Builder {
+  constructor(private readonly options: BuilderOptions) {}
+
+  /** Builds the revision (or finds its build). */
+  async build(job: RevisionJob, layout: DeploymentLayout): Promise<BuiltRevision> {
+    const { revision, deployment, log } = job;
+    if (revision.source === "repo_host") {
+      const url = deployment.source_config.repo_url ?? "";
+      const problem = this.options.repoUrlProblem(url, deployment.source_config.integration_id);
+      if (problem) throw new RuntimeFailure(problem, "build");
+      const ref = revision.source_revision_config.repo_ref;
+      log("build", "INFO", `Resolving ${ref ?? "the default branch"} of ${url}`);
+      const sha = await remoteRefSha({ url, ref, timeoutMs: 60_000 }).catch((error: unknown) => {
+        throw new RuntimeFailure(`Could not read the repository: ${(error as Error).message}`, "build");
+      });
+      if (sha === null)
+        throw new RuntimeFailure(`The ref ${ref ?? "HEAD"} does not exist in ${url}.`, "build");
+      const found = this.find(layout, buildKey(revision, sha));
+      if (found) return this.reused(job, found);
+    } else {
+      const found = this.find(layout, buildKey(revision, this.sourceId(revision, job)));
+      if (found) return this.reused(job, found);
+    }
+    return this.fresh(job, layout);
+  }
+
+  /** The finished build of a revision that was built before (deploy, restart), if still on disk. */
+  locate(job: RevisionJob, layout: DeploymentLayout): BuiltRevision | undefined {
+    const { revision } = job;
+    const sourceId =
+      revision.source === "repo_host"
+        ? revision.source_revision_config.repo_commit_sha
+        : this.sourceId(revision, job);
+    return sourceId ? this.find(layout, buildKey(revision, sourceId)) : undefined;
+  }
+
+  /** The source identity of non-git sources (git uses the commit). */
+  private sourceId(revision: Revision, job: RevisionJob): string {
+    if (revision.source === "internal_source")
+      return revision.source_revision_config.source_tarball_path ?? "";
+    if (revision.source === "internal_template") {
+      const template = this.options.templates.find(job.deployment.source_config.template_id ?? "");
+      return template ? `${template.id}:${fingerprint(template.directory)}` : "";
+    }
+    return "";
+  }
+
+  private find(layout: DeploymentLayout, key: string): BuiltRevision | undefined {
+    const paths = buildPaths(layout, key);
+    try {
+      const marker = JSON.parse(fs.readFileSync(paths.marker, "utf8")) as BuildMarker;
+      return {
+        key,
+        dir: paths.dir,
+        graphConfigPath: path.join(paths.dir, marker.graph_config_path),
+        commitSha: marker.commit_sha,
+      };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private reused(job: RevisionJob, build: BuiltRevision): BuiltRevision {
+    job.log(
+      "build",
+      "INFO",
+      `Reusing build ${build.key}: an earlier revision had the same source and build commands.`,
+    );
+    return build;
+  }
+
+  private async fresh(job: RevisionJob, layout: DeploymentLayout): Promise<BuiltRevision> {
+    const { revision, deployment, log, signal } = job;
+    fs.mkdirSync(layout.builds, { recursive: true });
+    const work = path.join(layout.builds, `.tmp-${revision.id}-${randomBytes(4).toString("hex")}`);
+    const src = path.join(work, "src");
+    try {
+      fs.mkdirSync(src, { recursive: true });
+      let commitSha: string | null = null;
+      let graphConfigPath = revision.source_revision_config.graph_config_path;
+      let sourceId: string;
+      switch (revision.source) {
+        case "internal_source": {
+          const objectPath = revision.source_revision_config.source_tarball_path;
+          if (!objectPath) throw new RuntimeFailure("The revision names no source tarball.", "build");
+          log("build", "INFO", `Extracting the uploaded source ${objectPath}`);
+          const archive = path.join(this.options.objectsDir, objectPath);
+          if (!fs.existsSync(archive)) throw new RuntimeFailure(`The upload ${objectPath} is gone.`, "build");
+          try {
+            const { entries, bytes } = await extractSourceArchive(archive, src, this.options.archiveLimits);
+            log("build", "INFO", `Extracted ${entries} entries (${formatBytes(bytes)})`);
+          } catch (error) {
+            if (error instanceof ArchiveRejectedError) {
+              throw new RuntimeFailure(`The source archive was rejected: ${error.message}`, "build");
+            }
+            throw error;
+          }
+          sourceId = objectPath;
+          break;
+        }
+        case "repo_host": {
+          const url = deployment.source_config.repo_url ?? "";
+          const ref = revision.source_revision_config.repo_ref;
+          log("build", "INFO", `Cloning ${url} at ${ref ?? "the default branch"}`);
+          const result = await checkoutRef({
+            url,
+            ref,
+            destDir: src,
+            timeoutMs: this.options.buildTimeoutMs,
+            onLine: (line) => log("build", "INFO", line),
+          }).catch((error: unknown) => {
+            throw new RuntimeFailure(`git clone failed: ${(error as Error).message}`, "build");
+          });
+          commitSha = result.commitSha;
+          log("build", "INFO", `Checked out commit ${commitSha}`);
+          sourceId = commitSha;
+          break;
+        }
+        case "internal_template": {
+          const id = deployment.source_config.template_id ?? "";
+          const template = this.options.templates.find(id);
+          if (!template)
+            throw new RuntimeFailure(`Unknown template "${id}" (GET /v2/templates lists them).`, "build");
+          log(
+            "build",
+            "INFO",
+            `Copying template ${template.id}; its dependencies ship with Berth (linked, not installed)`,
+          );
+          this.options.templates.copy(template.id, src);
+          graphConfigPath ??= template.graph_config_path;
+          sourceId = `${template.id}:${fingerprint(template.directory)}`;
+          break;
+        }
+        default:
+          throw new RuntimeFailure(`Source ${revision.source} is not built by this runtime.`, "build");
+      }
+      if (!graphConfigPath) throw new RuntimeFailure("The revision names no graph_config_path.", "build");
+      const configFile = path.resolve(src, graphConfigPath);
+      if (!configFile.startsWith(src + path.sep) || !fs.existsSync(configFile)) {
+        throw new RuntimeFailure(`The graph configuration ${graphConfigPath} is not in the source.`, "build");
+      }
+      checkGraphConfig(configFile, graphConfigPath);
+      if (revision.source !== "internal_template" || revision.install_command) {
+        await this.install(job, src, path.dirname(configFile));
+      }
+      if (revision.build_command) {
+        await this.run(job, "build", revision.build_command, path.dirname(configFile));
+      }
+      signal.throwIfAborted();
+      const key = buildKey(revision, sourceId);
+      const marker: BuildMarker = {
+        key,
+        graph_config_path: path.relative(work, configFile),
+        commit_sha: commitSha,
+        revision_id: revision.id,
+        finished_at: new Date().toISOString(),
+      };
+      fs.writeFileSync(path.join(work, "build.json"), `${JSON.stringify(marker, null, 2)}\n`);
+      const paths = buildPaths(layout, key);
+      if (fs.existsSync(paths.marker)) {
+        fs.rmSync(work, { recursive: true, force: true });
+      } else {
+        fs.rmSync(paths.dir, { recursive: true, force: true });
+        fs.renameSync(work, paths.dir);
+      }
+      log("build", "INFO", `Build ${key} finished`);
+      return this.find(layout, key) ?? fail(`Build ${key} vanished after it finished.`);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
+    }
+  }
+
+  /** Runs the install command: the user's at the source root, else one detected from the lock file. */
+  private async install(job: RevisionJob, root: string, configDir: string): Promise<void> {
+    const own = job.revision.install_command;
+    if (own) return this.run(job, "install", own, root);
+    const dir = nearestPackageDir(configDir, root);
+    if (!dir) {
+      job.log("build", "INFO", "No package.json in the source: nothing to install.");
+      return;
+    }
+    await this.run(job, "install", detectInstallCommand(dir), dir);
+  }
+
+  private async run(job: RevisionJob, step: string, commandLine: string, cwd: string): Promise<void> {
+    job.log("build", "INFO", `$ ${commandLine}`);
+    const started = Date.now();
+    const result = await runCommand(commandLine, {
+      cwd,
+      env: this.options.env,
+      timeoutMs: this.options.buildTimeoutMs,
+      signal: job.signal,
+      onLine: (stream, line) => job.log("build", stream === "stderr" ? "WARNING" : "INFO", line),
+    });
+    job.signal.throwIfAborted();
+    if (result.timedOut) {
+      throw new RuntimeFailure(
+        `The ${step} command timed out after ${Math.round(this.options.buildTimeoutMs / 1000)} s.`,
+        "build",
+      );
+    }
+    if (result.exitCode !== 0) {
+      const how = result.exitCode === null ? `signal ${result.signal}` : `exit code ${result.exitCode}`;
+      throw new RuntimeFailure(`The ${step} command failed with ${how}.`, "build");
+    }
+    job.log("build", "INFO", `${step} finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+}
+
+function fail(message: string): never {
+  throw new RuntimeFailure(message, "build");
+}
+
+/** The closest directory with a package.json from `dir` up to `root`. */
+function nearestPackageDir(dir: string, root: string): string | null {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if (fs.existsSync(path.join(current, "package.json"))) return current;
+    if (current === root || !current.startsWith(root)) return null;
+  }
+}
+
+/** A graph configuration must be JSON naming at least one graph (the agent server would refuse it). */
+function checkGraphConfig(file: string, shown: string): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new RuntimeFailure(`${shown} is not valid JSON: ${(error as Error).message}`, "build");
+  }
+  const graphs = (parsed as { graphs?: unknown } | null)?.graphs;
+  if (!graphs || typeof graphs !== "object" || Object.keys(graphs).length === 0) {
+    throw new RuntimeFailure(`${shown} names no graphs ("graphs": {"id": "./file.ts:export"}).`, "build");
+  }
+}
+
+/** Names, sizes and times of a directory's files (not node_modules): changes when the template does. */
+function fingerprint(dir: string): string {
+  const hash = createHash("sha256");
+  const walk = (current: string) => {
+    for (const entry of fs
+      .readdirSync(current, { withFileTypes: true })
+      .sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        const stat = fs.statSync(full);
+        hash.update(`${path.relative(dir, full)}:${stat.size}:${stat.mtimeMs}\n`);
+      }
+    }
+  };
+  walk(dir);
+  return hash.digest("hex").slice(0, 16);
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

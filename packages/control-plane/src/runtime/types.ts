@@ -1,0 +1,65 @@
+import type { Deployment, Revision } from "../domain/types.js";
+
+/** Where a line of a revision's log goes. */
+export type LogType = "build" | "deploy";
+
+/** Writes lines to a revision's build or deploy log. */
+export type RevisionLog = (type: LogType, level: "INFO" | "WARNING" | "ERROR", message: string) => void;
+
+/** One revision to build or deploy, with its inputs in plaintext (secrets included). */
+export interface RevisionJob {
+  deployment: Deployment;
+  revision: Revision;
+  log: RevisionLog;
+  /** Aborted when the revision is interrupted, superseded or the control plane stops. */
+  signal: AbortSignal;
+}
+
+/** What a build produced: enough for the runtime to start the revision later, even after a restart. */
+export interface BuildResult {
+  /** The commit a repo_host revision was built from. */
+  commitSha: string | null;
+}
+
+/** Work of a revision that failed for a reason the user can act on (message goes to the logs). */
+export class RuntimeFailure extends Error {
+  constructor(
+    message: string,
+    readonly phase: "create" | "build" | "deploy",
+  ) {
+    super(message);
+    this.name = "RuntimeFailure";
+  }
+}
+
+/** A deployment's running revision, as the runtime reports it. */
+export interface RunningAgent {
+  revisionId: string;
+  /** Base URL of the agent server (the proxy's upstream). */
+  upstream: string;
+}
+
+/**
+ * The runtime port: turns revisions into running agent servers. Adapters: local processes (the
+ * embedded default); Kubernetes later. Statuses are the caller's business; the runtime only does
+ * the work and throws RuntimeFailure with a message for the logs.
+ */
+export interface DeploymentRuntime {
+  /** Why this runtime cannot serve a source (null when it can). */
+  unsupportedReason(source: Revision["source"]): string | null;
+  /** Fetches and builds the revision's source. */
+  build(job: RevisionJob): Promise<BuildResult>;
+  /**
+   * Starts the built revision beside the running one, waits until it answers its health check,
+   * then makes it the deployment's running revision; the previous one drains and stops.
+   */
+  deploy(job: RevisionJob): Promise<void>;
+  /** Brings a deployment's active revision back after a control plane restart (adopt or restart). */
+  restore(job: RevisionJob): Promise<void>;
+  /** The running revision of a deployment, if any. */
+  running(deploymentId: string): RunningAgent | undefined;
+  /** Stops the deployment's processes and removes its builds and data. */
+  remove(deploymentId: string): Promise<void>;
+  /** Stops every process this runtime started (the control plane is shutting down). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,29 @@
+import { NotFoundError, ServiceUnavailableError } from "../errors.js";
+import type { DeploymentRuntime } from "../runtime/types.js";
+import type { DeploymentStore } from "../storage/types.js";
+
+/**
+ * Resolves a deployment's agent URL to the agent server serving it now: the stable URL
+ * (`/agents/{deployment_id}`) keeps working across revisions while the upstream changes.
+ */
+export class AgentGateway {
+  constructor(
+    private readonly deployments: DeploymentStore,
+    private readonly runtime: DeploymentRuntime | null,
+  ) {}
+
+  /** The upstream base URL of a tenant's deployment; 404 for unknown/foreign ids, 503 when nothing runs. */
+  async upstream(tenantId: string, deploymentId: string): Promise<string> {
+    const deployment = await this.deployments.get(tenantId, deploymentId);
+    if (!deployment) throw new NotFoundError(`Deployment ID ${deploymentId} not found.`);
+    const running = this.runtime?.running(deploymentId);
+    if (!running) {
+      throw new ServiceUnavailableError(
+        deployment.active_revision_id
+          ? "The deployment's agent server is restarting; try again shortly."
+          : "The deployment has no deployed revision yet; its agent answers here once a revision is DEPLOYED.",
+      );
+    }
+    return running.upstream;
+  }
+}
