@@ -22,7 +22,16 @@ async function api(method: string, url: string, body?: unknown) {
 
 describe("langgraphjs deploy --remote, replayed", () => {
   before(async () => {
-    server = await spawnBerth(["up", "--port", "0", "--data-dir", temp.dir, "--api-key", KEY]);
+    server = await spawnBerth([
+      "up",
+      "--port",
+      "0",
+      "--data-dir",
+      temp.dir,
+      "--api-key",
+      KEY,
+      "--no-runtime",
+    ]);
   });
   after(async () => {
     await server?.stop();

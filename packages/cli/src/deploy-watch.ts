@@ -34,6 +34,9 @@ export interface WatchOptions {
   startedAt: number;
 }
 
+/** Log lines asked for per request. */
+const PAGE = 200;
+
 /** Reads a revision's log from where it stopped last time, page after page. */
 class LogFollower {
   #cursor: string | undefined;
@@ -51,21 +54,22 @@ class LogFollower {
     for (let page = 0; page < 50; page += 1) {
       const result = await this.client.revisionLogs(this.deploymentId, this.revisionId, {
         type: this.type,
+        limit: PAGE,
         offset: this.#cursor,
       });
       out.push(...result.logs);
-      // A page's `next_offset` is null when it was not full; the last line's id is then where
-      // the next read starts (it is the cursor of that line).
+      // `next_offset` is null when a page was not full; the last line's id is then where the
+      // next read starts (a line's id is its cursor).
       this.#cursor = result.next_offset ?? result.logs.at(-1)?.id ?? this.#cursor;
-      if (result.next_offset === null || result.logs.length === 0) break;
+      if (result.logs.length < PAGE) break;
     }
     return out;
   }
 }
 
 /** "  12.3s". */
-export function elapsed(startedAt: number): string {
-  return `${((Date.now() - startedAt) / 1000).toFixed(1)}s`.padStart(7);
+export function elapsed(startedAt: number, now = Date.now()): string {
+  return `${((now - startedAt) / 1000).toFixed(1)}s`.padStart(7);
 }
 
 /**
@@ -83,6 +87,7 @@ export async function watchRevision(
   for (;;) {
     const revision = await client.getRevision(deploymentId, revisionId);
     const changed = revision.status !== lastStatus;
+    const seenAt = Date.now();
     // The control plane writes log lines in batches (every 100 ms): after a status change, give
     // the lines written before it time to arrive so they are printed above the status line.
     if (changed) await sleep(LOG_BATCH_GRACE_MS);
@@ -92,7 +97,7 @@ export async function watchRevision(
       const changedAt = Date.parse(revision.updated_at);
       for (const line of lines.filter((l) => l.timestamp < changedAt)) print(formatLogLine(line));
       lastStatus = revision.status;
-      print(`${elapsed(options.startedAt)}  ${revision.status}`);
+      print(`${elapsed(options.startedAt, seenAt)}  ${revision.status}`);
       for (const line of lines.filter((l) => !(l.timestamp < changedAt))) print(formatLogLine(line));
     } else {
       for (const line of lines) print(formatLogLine(line));

@@ -11,6 +11,7 @@ import { integrationRoutes } from "./http/routes/integrations.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { projectRoutes } from "./http/routes/projects.js";
+import { pushHookRoutes } from "./http/routes/push-hook.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { templateRoutes } from "./http/routes/templates.js";
@@ -22,6 +23,7 @@ import type { DeploymentService } from "./services/deployments.js";
 import type { IntegrationService } from "./services/integrations.js";
 import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
+import type { PushWatcher } from "./services/push-watcher.js";
 import type { RevisionService } from "./services/revisions.js";
 import type { UploadService } from "./services/uploads.js";
 import type { TracingProjectStore } from "./storage/types.js";
@@ -39,6 +41,7 @@ export interface AppDeps {
   logs: LogService;
   listeners: ListenerService;
   integrations: IntegrationService;
+  pushWatcher: PushWatcher;
   gateway: AgentGateway;
   templates: TemplateCatalog;
 }
@@ -75,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(systemRoutes);
   await uploadReceiveRoutes(app, deps.uploads);
+  // A doorbell, not a credentialed call: git hosts cannot send an API key (see push-hook.ts).
+  await app.register(pushHookRoutes(deps.pushWatcher, deps.config.bodyLimitBytes));
   await agentProxyRoutes(app, deps.gateway, deps.auth);
   await app.register(async (api) => {
     requireTenant(api, deps.auth);

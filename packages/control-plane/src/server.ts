@@ -21,6 +21,7 @@ import { ListenerService } from "./services/listeners.js";
 import { LogService } from "./services/logs.js";
 import { KeyedMutex } from "./services/mutex.js";
 import { Provisioner } from "./services/provisioner.js";
+import { PushWatcher } from "./services/push-watcher.js";
 import { RevisionWorker } from "./services/revision-worker.js";
 import { RevisionService } from "./services/revisions.js";
 import { UploadService } from "./services/uploads.js";
@@ -33,6 +34,8 @@ export interface ControlPlane {
   readonly app: FastifyInstance;
   readonly storage: ControlPlaneStorage;
   readonly provisioner: Provisioner;
+  /** build_on_push: checks watched branches on a timer, on demand and when the push webhook rings. */
+  readonly pushWatcher: PushWatcher;
   /** What the first-start bootstrap did (a generated admin key is only here, once). */
   readonly bootstrap: BootstrapResult;
   /** Where agent URLs point (set once the control plane listens, unless a public URL is configured). */
@@ -123,6 +126,7 @@ export async function createControlPlane(
     }
     const deployments = new DeploymentService(storage, locks, provisioner, integrations);
     const revisions = new RevisionService(storage, deployments, locks, provisioner);
+    const pushWatcher = new PushWatcher({ storage, revisions, integrations, logger });
     const uploads = new UploadService(storage, {
       objectsDir: path.join(config.dataDir, "objects"),
       limitBytes: config.uploadLimitBytes,
@@ -131,6 +135,7 @@ export async function createControlPlane(
       logs: new LogService(storage),
       listeners: new ListenerService(storage),
       integrations,
+      pushWatcher,
       gateway: new AgentGateway(storage.deployments, runtime),
       templates,
       config,
@@ -156,17 +161,20 @@ export async function createControlPlane(
         : null;
     // startControlPlane starts it once it listens, so agent URLs name the port really used.
     if (!options.deferProvisioning) provisioner.start(config.provisionIntervalMs);
+    pushWatcher.start(config.pushPollMs);
     let closing: Promise<void> | undefined;
     return {
       app,
       storage,
       provisioner,
+      pushWatcher,
       bootstrap,
       agentUrls,
       exampleDeployment: example,
       close() {
         closing ??= (async () => {
           await app.close();
+          await pushWatcher.stop();
           await provisioner.stop();
           await storage.close();
         })();

@@ -32,6 +32,15 @@ describe("control plane config", () => {
     assert.equal(parse({}, { BERTH_API_KEY: "env-key-0123456789" }).bootstrapApiKey, "env-key-0123456789");
   });
 
+  it("PostgreSQL only from --database-url or BERTH_DATABASE_URL, never plain DATABASE_URL", () => {
+    const url = "postgresql://berth@db:5432/berth";
+    assert.equal(parse().databaseUrl, null);
+    assert.equal(parse({}, { DATABASE_URL: url }).databaseUrl, null);
+    assert.equal(parse({}, { BERTH_DATABASE_URL: url }).databaseUrl, url);
+    assert.equal(parse({ databaseUrl: url }, { BERTH_DATABASE_URL: "postgres://other" }).databaseUrl, url);
+    assert.throws(() => parse({ databaseUrl: "mysql://db/berth" }), /postgresql:\/\/ URL/);
+  });
+
   it("rejects bad ports, short keys and malformed secrets keys", () => {
     assert.throws(() => parse({ port: "70000" }), /Invalid port/);
     assert.throws(() => parse({ port: "abc" }), /Invalid port/);
@@ -39,5 +48,13 @@ describe("control plane config", () => {
     assert.throws(() => parse({}, { BERTH_SECRETS_KEY: "dG9vIHNob3J0" }), /32 bytes/);
     const key = Buffer.alloc(32, 7).toString("base64");
     assert.equal(parse({}, { BERTH_SECRETS_KEY: key }).secretsKey?.length, 32);
+  });
+
+  it("build_on_push polls every 60 s by default; BERTH_PUSH_POLL_SECS=0 leaves only the webhook", () => {
+    assert.equal(parse().pushPollMs, 60_000);
+    assert.equal(parse({}, { BERTH_PUSH_POLL_SECS: "15" }).pushPollMs, 15_000);
+    assert.equal(parse({}, { BERTH_PUSH_POLL_SECS: "0" }).pushPollMs, 0);
+    assert.throws(() => parse({}, { BERTH_PUSH_POLL_SECS: "-1" }), /BERTH_PUSH_POLL_SECS/);
+    assert.throws(() => parse({}, { BERTH_PUSH_POLL_SECS: "1.5" }), /BERTH_PUSH_POLL_SECS/);
   });
 });

@@ -15,6 +15,8 @@ export const ADMIN_KEY = "test-admin-key-0123456789";
 export interface TestPlane {
   plane: ControlPlane;
   dataDir: string;
+  /** Where its state lives when it is in PostgreSQL (BERTH_TEST_STORAGE=postgres): the schema's rows. */
+  postgres: { root: string; name: string } | undefined;
   logs: string[];
   /** Injects a request with the admin key (override headers to change or drop it). */
   call(options: InjectOptions): Promise<LightMyRequestResponse>;
@@ -62,6 +64,7 @@ export async function openPlane(
   const testPlane: TestPlane = {
     plane,
     dataDir: temp.dir,
+    postgres: postgres && { root: postgres.root, name: postgres.name },
     logs,
     raw: (options) => plane.app.inject(options),
     call: (options) =>

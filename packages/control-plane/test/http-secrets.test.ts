@@ -1,9 +1,10 @@
-// A secret's value never leaves in a response, a log line or the database file.
+// A secret's value never leaves in a response, a log line or the database (file or PostgreSQL rows).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { externalBody, usePlane } from "./helpers.js";
+import { query } from "./postgres.js";
 
 const MARKER = "SECRET-MARKER-7f3a9c";
 const plane = usePlane();
@@ -85,6 +86,23 @@ describe("secrets", () => {
       if (!fs.statSync(full).isFile()) continue;
       assert.ok(!fs.readFileSync(full).includes(MARKER), `${file} holds the secret in plaintext`);
     }
-    assert.ok(fs.readdirSync(plane().dataDir).some((f) => f.startsWith("control-plane.sqlite")));
+    const postgres = plane().postgres;
+    if (postgres) {
+      const tables = await query(
+        postgres.root,
+        `select table_name from information_schema.tables where table_schema = '${postgres.name}'`,
+      );
+      for (const { table_name } of tables) {
+        const rows = await query(
+          postgres.root,
+          `select t::text as row from "${postgres.name}"."${table_name}" t`,
+        );
+        for (const { row } of rows)
+          assert.ok(!String(row).includes(MARKER), `${table_name} holds the secret`);
+      }
+      assert.ok(tables.some((t) => t.table_name === "revisions"));
+    } else {
+      assert.ok(fs.readdirSync(plane().dataDir).some((f) => f.startsWith("control-plane.sqlite")));
+    }
   });
 });

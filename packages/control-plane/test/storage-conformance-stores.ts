@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { it } from "node:test";
 import type { Listener } from "../src/domain/types.js";
-import { ConflictError } from "../src/errors.js";
+import { BadRequestError, ConflictError } from "../src/errors.js";
 import type { ControlPlaneStorage, LogLine, Upload } from "../src/storage/types.js";
 import { fixture } from "./storage-fixtures.js";
 
@@ -155,6 +155,41 @@ export function otherStoreCases(shared: () => Shared): void {
     });
     assert.deepEqual(await storage.uploads.completedPaths(tenantA, deploymentId), [done.object_path]);
     assert.deepEqual(await storage.uploads.completedPaths(tenantA, randomUUID()), []);
+  });
+
+  it("text holding NUL is refused alike (PostgreSQL cannot store it); log lines keep it as U+FFFD", async () => {
+    const { storage, tenantA } = shared();
+    const f = fixture(tenantA, "nul");
+    await storage.deployments.create(f.deployment, f.revision, f.project);
+    const page = { limit: 10, offset: 0 };
+    await assert.rejects(
+      storage.deployments.list(tenantA, { ...page, nameContains: "n\u0000" }),
+      BadRequestError,
+    );
+    await assert.rejects(storage.projects.list(tenantA, { ...page, name: "\u0000" }), BadRequestError);
+    await assert.rejects(
+      storage.deployments.save({ ...f.deployment, display_name: "a\u0000b" }),
+      BadRequestError,
+    );
+    assert.equal((await storage.deployments.get(tenantA, f.deployment.id))?.display_name, null);
+    const line = {
+      tenant_id: tenantA,
+      deployment_id: f.deployment.id,
+      revision_id: f.revision.id,
+      type: "build" as const,
+      timestamp: Date.now(),
+      level: "INFO",
+      message: "a\u0000b",
+    };
+    await storage.logs.append([line]);
+    const [stored] = await storage.logs.query({
+      tenantId: tenantA,
+      deploymentId: f.deployment.id,
+      type: "build",
+      order: "asc",
+      limit: 10,
+    });
+    assert.equal(stored?.message, "a\uFFFDb");
   });
 
   it("tracing projects: newest first, by name, paged, tenant-scoped", async () => {

@@ -277,11 +277,17 @@ async function follow(
     return 0;
   }
   const type = status === "DEPLOY_FAILED" ? "deploy" : "build";
-  if (status.endsWith("_FAILED")) {
-    print(`Revision ${status}. Last ${type} log lines:`);
-    for (const line of await lastLogLines(client, deployment.id, revision.id, type, 20)) {
+  if (status === "DEPLOY_FAILED") {
+    // The agent server's own output is not streamed: its last lines say why it did not start.
+    print(`Revision ${status}. Last deploy log lines:`);
+    for (const line of await lastLogLines(client, deployment.id, revision.id, "deploy", 20)) {
       print(formatLogLine(line));
     }
+  } else if (status.endsWith("_FAILED")) {
+    // The build log was streamed above; repeat the error that ended it.
+    const last = await lastLogLines(client, deployment.id, revision.id, "build", 200);
+    const error = last.filter((l) => l.level === "ERROR").at(-1) ?? last.at(-1);
+    print(`Revision ${status}${error ? `: ${error.message}` : "."} (build log above)`);
   } else if (status === "SKIPPED") {
     print("Revision SKIPPED: a newer revision of this deployment replaced it before it was built.");
   } else {

@@ -23,11 +23,15 @@ export interface BuildResult {
 
 /** Work of a revision that failed for a reason the user can act on (message goes to the logs). */
 export class RuntimeFailure extends Error {
+  /** The commit a failed repo_host build had checked out (recorded on the revision all the same). */
+  commitSha: string | null;
+
   constructor(
     message: string,
     readonly phase: "create" | "build" | "deploy",
   ) {
     super(message);
+    this.commitSha = null;
     this.name = "RuntimeFailure";
   }
 }
@@ -56,8 +60,11 @@ export interface DeploymentRuntime {
   deploy(job: RevisionJob): Promise<void>;
   /** Brings a deployment's active revision back after a control plane restart (adopt or restart). */
   restore(job: RevisionJob): Promise<void>;
-  /** The running revision of a deployment, if any. */
-  running(deploymentId: string): RunningAgent | undefined;
+  /**
+   * The revision serving a deployment, if any. During a switch between revisions it resolves once
+   * the new one has taken over (requests wait briefly instead of reaching a process that stops).
+   */
+  serving(deploymentId: string): Promise<RunningAgent | undefined>;
   /** Stops the deployment's processes and removes its builds and data. */
   remove(deploymentId: string): Promise<void>;
   /** Stops every process this runtime started (the control plane is shutting down). */

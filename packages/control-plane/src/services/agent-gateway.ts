@@ -16,7 +16,7 @@ export class AgentGateway {
   async upstream(tenantId: string, deploymentId: string): Promise<string> {
     const deployment = await this.deployments.get(tenantId, deploymentId);
     if (!deployment) throw new NotFoundError(`Deployment ID ${deploymentId} not found.`);
-    const running = this.runtime?.running(deploymentId);
+    const running = await this.runtime?.serving(deploymentId);
     if (!running) {
       throw new ServiceUnavailableError(
         deployment.active_revision_id

@@ -15,10 +15,16 @@ export interface LogRequest {
   endTime?: number | undefined;
 }
 
-/** A page of log entries and the cursor of the next one (null at the end). */
+/**
+ * A page of log entries and the cursor to continue from: the last entry's, so a client polling a
+ * live log (`langgraphjs deploy --verbose`) gets only new lines next time; the request's own cursor
+ * when nothing new came; null when there is nothing at all.
+ */
 export interface LogPage {
   entries: Array<{ id: string; timestamp: number; level: string; message: string }>;
   next: string | null;
+  /** Whether the page was full (more entries may follow right away). */
+  full: boolean;
 }
 
 /** Revision logs, scoped to the caller's tenant (a foreign deployment or revision is a 404). */
@@ -54,7 +60,8 @@ export class LogService {
         level: l.level,
         message: l.message,
       })),
-      next: last && lines.length === request.limit ? String(last.seq) : null,
+      next: last ? String(last.seq) : (request.cursor ?? null),
+      full: lines.length === request.limit,
     };
   }
 }

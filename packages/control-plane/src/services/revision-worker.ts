@@ -168,6 +168,9 @@ export class RevisionWorker {
         this.logger.error({ err: error, revisionId: revision.id }, "revision work failed unexpectedly");
       }
       job.log(deploying ? "deploy" : "build", "ERROR", message);
+      if (error instanceof RuntimeFailure && error.commitSha) {
+        await this.#recordCommit(deployment, revision, error.commitSha);
+      }
       await move(revision.status, deploying ? "DEPLOY_FAILED" : "BUILD_FAILED");
     } finally {
       await this.#writers.get(revision.id)?.flush();

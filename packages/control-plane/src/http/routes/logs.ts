@@ -101,7 +101,8 @@ export function logRoutes(logs: LogService): FastifyPluginAsyncZod {
           startTime: q.start_time,
           endTime: q.end_time,
         });
-        return { items: page.entries, next_cursor: page.next };
+        // Pages of a finished listing: the cursor ends (null) with the last page.
+        return { items: page.entries, next_cursor: page.full ? page.next : null };
       },
     );
     // The v1 endpoints the CLIs POST to: same body, different scope and log type.

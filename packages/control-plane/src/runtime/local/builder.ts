@@ -120,6 +120,7 @@ export class Builder {
     fs.mkdirSync(layout.builds, { recursive: true });
     const work = path.join(layout.builds, `.tmp-${revision.id}-${randomBytes(4).toString("hex")}`);
     const src = path.join(work, "src");
+    let cloned: string | null = null;
     try {
       fs.mkdirSync(src, { recursive: true });
       let commitSha: string | null = null;
@@ -158,6 +159,7 @@ export class Builder {
             throw new RuntimeFailure(`git clone failed: ${(error as Error).message}`, "build");
           });
           commitSha = result.commitSha;
+          cloned = commitSha;
           log("build", "INFO", `Checked out commit ${commitSha}`);
           sourceId = commitSha;
           break;
@@ -185,7 +187,8 @@ export class Builder {
       if (!configFile.startsWith(src + path.sep) || !fs.existsSync(configFile)) {
         throw new RuntimeFailure(`The graph configuration ${graphConfigPath} is not in the source.`, "build");
       }
-      checkGraphConfig(configFile, graphConfigPath);
+      const graphConfig = checkGraphConfig(configFile, graphConfigPath);
+      provideEnvFile(job, path.dirname(configFile), graphConfig.env);
       if (revision.source !== "internal_template" || revision.install_command) {
         await this.install(job, src, path.dirname(configFile));
       }
@@ -211,6 +214,10 @@ export class Builder {
       }
       log("build", "INFO", `Build ${key} finished`);
       return this.find(layout, key) ?? fail(`Build ${key} vanished after it finished.`);
+    } catch (error) {
+      // A failed build of a known commit still records it (build_on_push must not retry it).
+      if (error instanceof RuntimeFailure && cloned) error.commitSha = cloned;
+      throw error;
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
     }
@@ -266,7 +273,7 @@ function nearestPackageDir(dir: string, root: string): string | null {
 }
 
 /** A graph configuration must be JSON naming at least one graph (the agent server would refuse it). */
-function checkGraphConfig(file: string, shown: string): void {
+function checkGraphConfig(file: string, shown: string): { env?: unknown } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -277,6 +284,21 @@ function checkGraphConfig(file: string, shown: string): void {
   if (!graphs || typeof graphs !== "object" || Object.keys(graphs).length === 0) {
     throw new RuntimeFailure(`${shown} names no graphs ("graphs": {"id": "./file.ts:export"}).`, "build");
   }
+  return parsed as { env?: unknown };
+}
+
+/**
+ * A graph configuration may name an env file (`"env": ".env"`) that is, rightly, never uploaded:
+ * a deployment's environment comes from its secrets. An empty file stands in so the agent server
+ * starts.
+ */
+function provideEnvFile(job: RevisionJob, configDir: string, env: unknown): void {
+  if (typeof env !== "string") return;
+  const file = path.resolve(configDir, env);
+  if (!file.startsWith(configDir + path.sep) || fs.existsSync(file)) return;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, "");
+  job.log("build", "INFO", `${env} is not in the source: the deployment's secrets are its environment.`);
 }
 
 /** Names, sizes and times of a directory's files (not node_modules): changes when the template does. */

@@ -46,6 +46,8 @@ const CONTAINER_SOURCES: readonly Source[] = ["external_container", "internal_co
  */
 export class LocalRuntime implements DeploymentRuntime {
   readonly #agents = new Map<string, SupervisedAgent>();
+  /** Deployments switching revisions: resolved once the new revision serves. */
+  readonly #switching = new Map<string, Promise<void>>();
   readonly #builder: Builder;
 
   constructor(private readonly options: LocalRuntimeOptions) {
@@ -67,20 +69,36 @@ export class LocalRuntime implements DeploymentRuntime {
     const layout = this.#layout(job.deployment.id);
     const built = this.#builder.locate(job, layout);
     if (!built) throw new RuntimeFailure("The revision's build is missing; redeploy the revision.", "deploy");
+    const id = job.deployment.id;
     const agent = await this.#start(job, layout, built);
-    const previous = this.#agents.get(job.deployment.id);
-    this.#agents.set(job.deployment.id, agent);
-    this.#saveState(layout, agent);
-    job.log("deploy", "INFO", `Agent server is healthy; it now serves the deployment.`);
+    const previous = this.#agents.get(id);
+    job.log("deploy", "INFO", "Agent server is healthy.");
     if (previous) {
-      job.log(
-        "deploy",
-        "INFO",
-        `Stopping the previous revision ${previous.revisionId} (it finishes its runs first).`,
-      );
-      await previous.retire(this.options.drainGraceMs);
-      job.log("deploy", "INFO", `Previous revision ${previous.revisionId} stopped.`);
+      // One process at a time executes the deployment's runs (a run's waiters live in the process
+      // that executes it): new requests wait here while the old revision finishes what it
+      // accepted and exits; the new one then takes the data directory over and serves.
+      let switched = () => {};
+      this.#switching.set(id, new Promise<void>((resolve) => (switched = resolve)));
+      try {
+        job.log(
+          "deploy",
+          "INFO",
+          `Stopping the previous revision ${previous.revisionId} (it finishes its runs first).`,
+        );
+        const started = Date.now();
+        await previous.retire(this.options.drainGraceMs);
+        job.log("deploy", "INFO", `Previous revision stopped after ${Date.now() - started} ms.`);
+      } finally {
+        this.#agents.set(id, agent);
+        this.#saveState(layout, agent);
+        this.#switching.delete(id);
+        switched();
+      }
+    } else {
+      this.#agents.set(id, agent);
+      this.#saveState(layout, agent);
     }
+    job.log("deploy", "INFO", "The new revision serves the deployment.");
     this.#prune(layout, built);
   }
 
@@ -109,7 +127,8 @@ export class LocalRuntime implements DeploymentRuntime {
     this.#saveState(layout, agent);
   }
 
-  running(deploymentId: string): RunningAgent | undefined {
+  async serving(deploymentId: string): Promise<RunningAgent | undefined> {
+    await this.#switching.get(deploymentId);
     const agent = this.#agents.get(deploymentId);
     if (!agent?.process.alive) return undefined;
     return { revisionId: agent.revisionId, upstream: agent.process.url };

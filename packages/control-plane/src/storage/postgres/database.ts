@@ -2,12 +2,16 @@ import { migrateToLatest } from "@berth/server-kit";
 import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import { Pool, TypeOverrides } from "pg";
 import { migrationsFor } from "../sql/migrations.js";
+import { NulGuardPlugin } from "../sql/nul-guard.js";
 import type { ControlPlaneDb } from "../sql/schema.js";
 import { postgresDialect } from "./dialect.js";
 
 /** Options of the PostgreSQL backend. */
 export interface PostgresOptions {
-  /** Schema the tables live in, created when missing (tests use a fresh one each); default: the role's current schema. */
+  /**
+   * Schema the tables live in, created when missing (tests use a fresh one each); default: the
+   * role's current schema.
+   */
   schema?: string | undefined;
   /** Called when an idle pooled connection fails (the pool replaces it; nothing else is affected). */
   onError?: ((error: Error) => void) | undefined;
@@ -39,6 +43,7 @@ export async function openPostgresDatabase(
         if (schema) await connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`));
       },
     }),
+    plugins: [new NulGuardPlugin()],
   });
   let tableSchema: string;
   try {

@@ -12,7 +12,9 @@ export class SqlLogStore implements LogStore {
 
   async append(lines: Omit<LogLine, "seq">[]): Promise<void> {
     if (lines.length === 0) return;
-    await this.db.insertInto("revision_logs").values(lines).execute();
+    // Build output may hold NUL bytes, which the stores refuse (PostgreSQL cannot hold them).
+    const clean = lines.map((l) => ({ ...l, message: l.message.replaceAll("\u0000", "\uFFFD") }));
+    await this.db.insertInto("revision_logs").values(clean).execute();
   }
 
   async query(q: LogQuery): Promise<LogLine[]> {

@@ -1,12 +1,16 @@
 import { migrateToLatest, openSqliteFile } from "@berth/server-kit";
 import { Kysely, SqliteDialect } from "kysely";
 import { migrationsFor } from "../sql/migrations.js";
+import { NulGuardPlugin } from "../sql/nul-guard.js";
 import type { ControlPlaneDb } from "../sql/schema.js";
 import { sqliteDialect } from "./dialect.js";
 
 /** Opens (creating if needed) the control plane's SQLite file and brings its schema up to date. */
 export async function openSqliteDatabase(file: string): Promise<Kysely<ControlPlaneDb>> {
-  const db = new Kysely<ControlPlaneDb>({ dialect: new SqliteDialect({ database: openSqliteFile(file) }) });
+  const db = new Kysely<ControlPlaneDb>({
+    dialect: new SqliteDialect({ database: openSqliteFile(file) }),
+    plugins: [new NulGuardPlugin()],
+  });
   await migrateToLatest(db, migrationsFor(sqliteDialect));
   return db;
 }
