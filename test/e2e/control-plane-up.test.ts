@@ -122,7 +122,18 @@ describe("real client sequences against berth up", () => {
   const temp = makeTempDir();
   let server: SpawnedServer;
   before(async () => {
-    server = await spawnBerth(["up", "--port", "0", "--data-dir", temp.dir, "--api-key", KEY]);
+    // The sequences deploy container images, which the local runtime does not run (CREATE_FAILED,
+    // covered by the runtime tests): without a runtime their revisions wait at AWAITING_DEPLOY.
+    server = await spawnBerth([
+      "up",
+      "--port",
+      "0",
+      "--data-dir",
+      temp.dir,
+      "--api-key",
+      KEY,
+      "--no-runtime",
+    ]);
   });
   after(async () => {
     await server?.stop();
