@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { isSettledStatus } from "@berth/control-plane";
 import { makeTempDir, packDirectory, repoRoot, type SpawnedServer, spawnBerth } from "@berth/testkit";
 
 /** The project the runtime tests deploy (an echo graph reporting GREETING and its revision id). */
@@ -12,16 +13,6 @@ export const RUNTIME_PROJECT = path.join(repoRoot, "test/fixtures/runtime-projec
  * tests do not depend on the registry (the real install path is covered by the deploy tests).
  */
 export const LINK_INSTALL = `ln -s '${path.join(repoRoot, "node_modules")}' node_modules`;
-
-/** Revision statuses that do not change any more. */
-export const SETTLED = [
-  "DEPLOYED",
-  "CREATE_FAILED",
-  "BUILD_FAILED",
-  "DEPLOY_FAILED",
-  "INTERRUPTED",
-  "SKIPPED",
-];
 
 /** JSON of a response (undefined for an empty body). */
 export interface ApiResult {
@@ -135,16 +126,18 @@ export class ControlPlaneUnderTest {
   async waitFor(
     deploymentId: string,
     revisionId: string,
-    statuses: string[] = SETTLED,
+    statuses?: string[],
     timeoutMs = 90_000,
   ): Promise<ApiResult["json"]> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const revision = await this.revision(deploymentId, revisionId);
-      if (statuses.includes(revision.status)) return revision;
-      if (Date.now() > until || (SETTLED.includes(revision.status) && !statuses.includes(revision.status))) {
+      const wanted = statuses ? statuses.includes(revision.status) : isSettledStatus(revision.status);
+      if (wanted) return revision;
+      if (Date.now() > until || isSettledStatus(revision.status)) {
         const logs = await this.logText(deploymentId, revisionId);
-        assert.fail(`revision ${revisionId} is ${revision.status}, expected ${statuses.join("|")}\n${logs}`);
+        const expected = statuses?.join("|") ?? "a settled status";
+        assert.fail(`revision ${revisionId} is ${revision.status}, expected ${expected}\n${logs}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

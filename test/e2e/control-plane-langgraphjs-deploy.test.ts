@@ -3,6 +3,7 @@
 // URL it printed. A second deploy of a changed file finds the deployment by name and replaces the
 // running revision behind the same URL.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,9 +15,31 @@ const NAME = "official-cli-agent";
 const temp = makeTempDir();
 let server: SpawnedServer | undefined;
 
+/** The official CLI's version under test (`langgraphjs deploy` of langgraph-cli 1.5.x). */
+const CLI_VERSION = "1.5.1";
+/**
+ * Where the test installs the official CLI. It is not a dependency of the repository: its UI
+ * bundler pulls platform binaries this registry lacks, so a lock file with it fails `npm ci`;
+ * `npm install` of it alone skips them, as any user's install would.
+ */
+const CLI_PREFIX = path.join(repoRoot, ".berth/cache", `langgraph-cli-${CLI_VERSION}`);
+
+/** Installs the official CLI once (kept between runs; about 20 s with a warm npm cache). */
+function installOfficialCli(): void {
+  if (fs.existsSync(path.join(CLI_PREFIX, "node_modules/@langchain/langgraph-cli/package.json"))) return;
+  fs.mkdirSync(CLI_PREFIX, { recursive: true });
+  fs.writeFileSync(path.join(CLI_PREFIX, "package.json"), '{"private":true}\n');
+  const npm = spawnSync(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--loglevel=error", `@langchain/langgraph-cli@${CLI_VERSION}`],
+    { cwd: CLI_PREFIX, encoding: "utf8", timeout: 300_000 },
+  );
+  assert.equal(npm.status, 0, `npm install of the official CLI failed:\n${npm.stdout}\n${npm.stderr}`);
+}
+
 /** The official CLI's entry point, from its package.json `bin`. */
 function officialCli(): string {
-  const dir = path.join(repoRoot, "node_modules/@langchain/langgraph-cli");
+  const dir = path.join(CLI_PREFIX, "node_modules/@langchain/langgraph-cli");
   const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
     bin: Record<string, string>;
   };
@@ -86,6 +109,7 @@ async function api(method: string, url: string) {
 
 describe("langgraphjs deploy --remote against berth up", () => {
   before(async () => {
+    installOfficialCli();
     server = await spawnBerth([
       "up",
       "--port",

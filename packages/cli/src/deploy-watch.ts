@@ -1,15 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { isSettledStatus } from "@berth/control-plane";
 import type { ControlPlaneClient, LogEntry, RevisionRecord } from "./control-plane-client.js";
-
-/** Statuses after which a revision does not move again. */
-export const FINAL_STATUSES: ReadonlySet<string> = new Set([
-  "DEPLOYED",
-  "CREATE_FAILED",
-  "BUILD_FAILED",
-  "DEPLOY_FAILED",
-  "INTERRUPTED",
-  "SKIPPED",
-]);
 
 /** Longer than the control plane's log batching interval. */
 const LOG_BATCH_GRACE_MS = 250;
@@ -102,7 +93,7 @@ export async function watchRevision(
     } else {
       for (const line of lines) print(formatLogLine(line));
     }
-    if (FINAL_STATUSES.has(revision.status)) return { kind: "final", revision };
+    if (isSettledStatus(revision.status)) return { kind: "final", revision };
     if (Date.now() >= deadline) return { kind: "timeout", revision };
     if (options.signal?.aborted) return { kind: "stopped", revision };
     try {

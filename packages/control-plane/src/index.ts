@@ -4,6 +4,7 @@ export {
   DEFAULT_CONTROL_PLANE_PORT,
   parseControlPlaneConfig,
 } from "./config.js";
+export { isSettledStatus } from "./domain/revision-status.js";
 export {
   type ControlPlane,
   createControlPlane,

@@ -1,17 +1,12 @@
 import { fileURLToPath } from "node:url";
-import { parseControlPlaneConfig, type RunningControlPlane, startControlPlane } from "@berth/control-plane";
+import {
+  isSettledStatus,
+  parseControlPlaneConfig,
+  type RunningControlPlane,
+  startControlPlane,
+} from "@berth/control-plane";
 import type { Command } from "commander";
 import { closeOnSignal } from "../shutdown.js";
-
-/** Statuses after which a revision changes no more (by itself). */
-const SETTLED = new Set([
-  "DEPLOYED",
-  "CREATE_FAILED",
-  "BUILD_FAILED",
-  "DEPLOY_FAILED",
-  "INTERRUPTED",
-  "SKIPPED",
-]);
 
 /** `berth up`: the control plane (the /v2/deployments API) on this machine. */
 export function registerUpCommand(program: Command): void {
@@ -117,7 +112,7 @@ function watchExample(plane: RunningControlPlane): { stop(): void } {
     if (!revision || revision.status === last) return;
     last = revision.status;
     process.stdout.write(`  example-agent: ${revision.status}\n`);
-    if (!SETTLED.has(revision.status)) return;
+    if (!isSettledStatus(revision.status)) return;
     clearInterval(timer);
     const url = plane.agentUrls.of(deployment.id);
     process.stdout.write(

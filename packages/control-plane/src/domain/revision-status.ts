@@ -56,6 +56,11 @@ export function isTerminal(status: RevisionStatus): boolean {
   return TERMINAL.has(status);
 }
 
+/** Whether a status read off the wire is one a revision stays in (clients polling until it settles). */
+export function isSettledStatus(status: string): boolean {
+  return TERMINAL.has(status as RevisionStatus);
+}
+
 /** Whether the state machine allows `from` → `to`. */
 export function canTransition(from: RevisionStatus, to: RevisionStatus): boolean {
   return NEXT[from].includes(to);
