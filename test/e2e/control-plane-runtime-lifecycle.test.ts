@@ -147,6 +147,28 @@ describe("berth up: local runtime, lifecycle", () => {
     assert.equal((await echo("back")).reply, "one, back");
   });
 
+  it("an agent server that crashes is restarted (new process, same URL) and its deploy log says so", async () => {
+    const crashed = plane.runtimeState(deploymentId);
+    process.kill(crashed.pid, "SIGKILL");
+    await eventually(
+      () => plane.runtimeState(deploymentId).pid !== crashed.pid,
+      "the supervisor started a new process",
+    );
+    await eventually(
+      async () => {
+        try {
+          return (await echo("revived")).reply === "one, revived";
+        } catch {
+          return false;
+        }
+      },
+      "the restarted agent answers",
+      30_000,
+    );
+    const logs = await plane.logText(deploymentId, crashed.revision_id, "deploy");
+    assert.match(logs, /exited unexpectedly.*restarting/);
+  });
+
   it("after a crash of the control plane the agent is adopted; after a clean stop it is restarted", async () => {
     const revisionsBefore = (await plane.api("GET", `/v2/deployments/${deploymentId}/revisions`)).json
       .resources.length;

@@ -119,6 +119,26 @@ describe("berth up: local runtime, sources", () => {
     assert.equal(revision.source_revision_config.repo_commit_sha, sha);
     assert.equal((await echo(`${plane.url}/agents/${created.json.id}`, "git")).reply, "hello, git");
 
+    // A tag (refs/tags/...) of a later commit, from the repository's plain path this time.
+    fs.writeFileSync(
+      path.join(repo, "src/echo.ts"),
+      fs.readFileSync(path.join(repo, "src/echo.ts"), "utf8").replace('"hello"', '"tagged"'),
+    );
+    git(repo, "commit", "-q", "-am", "second");
+    git(repo, "tag", "-a", "v2", "-m", "v2");
+    const tagged = git(repo, "rev-parse", "HEAD");
+    const byPath = await plane.api("POST", "/v2/deployments", {
+      name: "from-git-tag",
+      source: "repo_host",
+      source_config: { repo_url: repo, install_command: LINK_INSTALL },
+      source_revision_config: { repo_ref: "refs/tags/v2", graph_config_path: "graph.json" },
+      secrets: [],
+    });
+    assert.equal(byPath.status, 201, JSON.stringify(byPath.json));
+    const tagRevision = await plane.waitFor(byPath.json.id, byPath.json.latest_revision_id, ["DEPLOYED"]);
+    assert.equal(tagRevision.source_revision_config.repo_commit_sha, tagged);
+    assert.equal((await echo(`${plane.url}/agents/${byPath.json.id}`, "tag")).reply, "tagged, tag");
+
     // A local repository outside the configured git hosts, or an unknown integration, is refused.
     const outside = await plane.api("POST", "/v2/deployments", {
       name: "outside-hosts",

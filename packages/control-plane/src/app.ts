@@ -12,6 +12,7 @@ import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { projectRoutes } from "./http/routes/projects.js";
 import { pushHookRoutes } from "./http/routes/push-hook.js";
+import { pushTokenRoutes } from "./http/routes/push-token.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { templateRoutes } from "./http/routes/templates.js";
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(listenerRoutes(deps.listeners));
     await api.register(integrationRoutes(deps.integrations));
     await api.register(deploymentRoutes(deps.deployments));
+    await api.register(pushTokenRoutes(deps.deployments));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.projects));
     await api.register(templateRoutes(deps.templates));
