@@ -59,7 +59,9 @@ export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGatew
         },
       });
     };
-    scope.all("/agents/:deployment_id", handler);
-    scope.all("/agents/:deployment_id/*", handler);
+    // reply-from logs every forwarded request at info; only its warnings are worth a line here.
+    const options = { logLevel: "warn" as const, schema: { hide: true } };
+    scope.all("/agents/:deployment_id", options, handler);
+    scope.all("/agents/:deployment_id/*", options, handler);
   });
 }
