@@ -77,6 +77,7 @@ export class AgentProcess {
   /** Starts the plan. */
   static start(plan: AgentProcessPlan): AgentProcess {
     const out = fs.openSync(plan.logFile, "a");
+    const pidFile = `${plan.logFile.replace(/\.log$/, "")}.${Date.now()}.pid`;
     try {
       const child = spawn(plan.command, plan.args, {
         cwd: plan.cwd,
@@ -86,6 +87,10 @@ export class AgentProcess {
       });
       if (child.pid === undefined) throw new Error(`Could not start ${plan.command}`);
       child.unref();
+      // Every process this runtime starts leaves a pid file until it exits, so a control plane
+      // that crashed mid-switch can find and stop a process it never recorded as serving.
+      fs.writeFileSync(pidFile, String(child.pid));
+      child.once("exit", () => fs.rmSync(pidFile, { force: true }));
       return new AgentProcess(child.pid, plan.port, child);
     } finally {
       fs.closeSync(out);
@@ -151,6 +156,21 @@ export async function isHealthy(url: string): Promise<boolean> {
     const res = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(1_000) });
     await res.body?.cancel();
     return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `pid` is an agent server of the data directory `dataDir` (its command line names it):
+ * a pid in a file may belong to an unrelated process after a reboot. Without /proc (not Linux),
+ * liveness is all there is to go on.
+ */
+export function isAgentOf(pid: number, dataDir: string): boolean {
+  if (!isAlive(pid)) return false;
+  if (!fs.existsSync("/proc/self/cmdline")) return true;
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(dataDir);
   } catch {
     return false;
   }

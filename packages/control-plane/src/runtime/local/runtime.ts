@@ -9,7 +9,7 @@ import {
   type RunningAgent,
   RuntimeFailure,
 } from "../types.js";
-import { AgentProcess, isAlive, isHealthy, planAgentProcess } from "./agent-process.js";
+import { AgentProcess, isAgentOf, isHealthy, planAgentProcess } from "./agent-process.js";
 import { Builder, type BuilderOptions, type BuiltRevision } from "./builder.js";
 import { agentEnvironment } from "./environment.js";
 import { freePort } from "./free-port.js";
@@ -106,8 +106,8 @@ export class LocalRuntime implements DeploymentRuntime {
     if (this.#agents.has(job.deployment.id)) return;
     const layout = this.#layout(job.deployment.id);
     const state = readState(layout);
-    if (state && state.revision_id === job.revision.id && isAlive(state.pid)) {
-      if (await isHealthy(`http://127.0.0.1:${state.port}`)) {
+    if (state && isAgentOf(state.pid, layout.data)) {
+      if (state.revision_id === job.revision.id && (await isHealthy(`http://127.0.0.1:${state.port}`))) {
         const process = AgentProcess.adopt(state.pid, state.port);
         this.#agents.set(job.deployment.id, this.#supervise(job, layout, process));
         job.log(
@@ -116,10 +116,12 @@ export class LocalRuntime implements DeploymentRuntime {
           `Control plane restarted: adopted the running agent server (pid ${state.pid}).`,
         );
         this.options.logger.info({ deploymentId: job.deployment.id, pid: state.pid }, "adopted agent server");
+        await this.#stopStrays(layout, state.pid);
         return;
       }
       await AgentProcess.adopt(state.pid, state.port).stop(this.options.drainGraceMs);
     }
+    await this.#stopStrays(layout, null);
     const built = this.#builder.locate(job, layout) ?? (await this.#builder.build(job, layout));
     job.log("deploy", "INFO", "Control plane restarted: starting the agent server again.");
     const agent = await this.#start(job, layout, built);
@@ -141,7 +143,9 @@ export class LocalRuntime implements DeploymentRuntime {
     const layout = this.#layout(deploymentId);
     const state = readState(layout);
     // A process a previous control plane left behind and nobody adopted.
-    if (state && isAlive(state.pid)) await AgentProcess.adopt(state.pid, state.port).stop(2_000);
+    if (state && isAgentOf(state.pid, layout.data))
+      await AgentProcess.adopt(state.pid, state.port).stop(2_000);
+    await this.#stopStrays(layout, null);
     fs.rmSync(layout.root, { recursive: true, force: true });
   }
 
@@ -149,6 +153,30 @@ export class LocalRuntime implements DeploymentRuntime {
     const agents = [...this.#agents.values()];
     this.#agents.clear();
     await Promise.all(agents.map((agent) => agent.retire(this.options.drainGraceMs)));
+  }
+
+  /**
+   * Stops agent servers of this deployment other than `keep` that a previous control plane
+   * started and lost track of (it crashed while a new revision was starting), and clears their
+   * pid files.
+   */
+  async #stopStrays(layout: DeploymentLayout, keep: number | null): Promise<void> {
+    let files: string[];
+    try {
+      files = fs.readdirSync(layout.logs).filter((f) => f.endsWith(".pid"));
+    } catch {
+      return;
+    }
+    for (const file of files) {
+      const full = path.join(layout.logs, file);
+      const pid = Number(fs.readFileSync(full, "utf8"));
+      if (pid === keep) continue;
+      if (Number.isInteger(pid) && pid > 0 && isAgentOf(pid, layout.data)) {
+        this.options.logger.warn({ pid, dataDir: layout.data }, "stopping an agent server left behind");
+        await AgentProcess.adopt(pid, 0).stop(2_000);
+      }
+      fs.rmSync(full, { force: true });
+    }
   }
 
   #layout(deploymentId: string): DeploymentLayout {
