@@ -1,0 +1,165 @@
+// The pure parts of the local runtime: spawn plans, build keys, the environment user code gets,
+// install command detection, git ref parsing and agent server log lines.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { makeTempDir } from "@berth/testkit";
+import { planCreate } from "../src/domain/deployment.js";
+import { planAgentProcess } from "../src/runtime/local/agent-process.js";
+import { buildKey } from "../src/runtime/local/build-key.js";
+import { detectInstallCommand } from "../src/runtime/local/commands.js";
+import { agentEnvironment, baseEnvironment } from "../src/runtime/local/environment.js";
+import { fullRef, shaFromLsRemote } from "../src/runtime/local/git.js";
+import { parseServerLine } from "../src/runtime/local/server-log.js";
+import { DeploymentCreateRequest } from "../src/schemas/requests.js";
+
+function sample(secrets: Array<{ name: string; value: string }> = []) {
+  let n = 0;
+  return planCreate(
+    DeploymentCreateRequest.parse({
+      name: "plan-me",
+      source: "repo_host",
+      source_config: { repo_url: "https://git.example.com/a/b.git", build_command: "npm run build" },
+      source_revision_config: { repo_ref: "main", graph_config_path: "graph.json" },
+      secrets,
+    }),
+    "tenant-1",
+    { listenerExists: () => false, isUploadPath: () => false, repoUrlProblem: () => null },
+    { now: "2026-01-01T00:00:00.000Z", newId: () => `00000000-0000-4000-8000-00000000000${n++}` },
+  );
+}
+
+describe("planAgentProcess", () => {
+  it("runs the agent server on loopback with the deployment's data and the hand-over flag", () => {
+    const plan = planAgentProcess({
+      agentCommand: ["/usr/bin/node", "/opt/berth/bin/berth.js", "dev"],
+      graphConfigPath: "/data/deployments/d/builds/k/src/graph.json",
+      dataDir: "/data/deployments/d/data",
+      port: 4321,
+      env: { PATH: "/usr/bin", GREETING: "hi" },
+      logFile: "/data/deployments/d/logs/r.log",
+    });
+    assert.equal(plan.command, "/usr/bin/node");
+    assert.deepEqual(plan.args, [
+      "/opt/berth/bin/berth.js",
+      "dev",
+      "--config",
+      "/data/deployments/d/builds/k/src/graph.json",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "4321",
+      "--data-dir",
+      "/data/deployments/d/data",
+      "--wait-for-lock",
+    ]);
+    assert.equal(plan.cwd, "/data/deployments/d/builds/k/src");
+    assert.equal(plan.env.GREETING, "hi");
+    assert.equal(plan.env.BERTH_LOG_LEVEL, "info");
+    assert.throws(() =>
+      planAgentProcess({
+        ...{ agentCommand: [] },
+        graphConfigPath: "",
+        dataDir: "",
+        port: 1,
+        env: {},
+        logFile: "",
+      }),
+    );
+  });
+});
+
+describe("buildKey", () => {
+  it("is equal for equal source and build inputs, whatever the secrets", () => {
+    const a = sample([{ name: "A", value: "1" }]).revision;
+    const b = { ...sample([{ name: "A", value: "2" }]).revision, id: "other" };
+    assert.equal(buildKey(a, "sha1"), buildKey(b, "sha1"));
+    assert.notEqual(buildKey(a, "sha1"), buildKey(a, "sha2"));
+    assert.notEqual(buildKey(a, "sha1"), buildKey({ ...a, build_command: "npm run other" }, "sha1"));
+    assert.match(buildKey(a, "sha1"), /^[0-9a-f]{24}$/);
+  });
+});
+
+describe("the environment of user code", () => {
+  it("inherits tools' variables only, never the control plane's own secrets", () => {
+    const base = baseEnvironment({
+      PATH: "/usr/bin",
+      HOME: "/root",
+      HTTPS_PROXY: "http://proxy:3128",
+      npm_config_cache: "/cache",
+      BERTH_SECRETS_KEY: "k",
+      BERTH_API_KEY: "admin",
+      BERTH_DATABASE_URL: "postgresql://x",
+      DATABASE_URL: "postgresql://y",
+      AWS_SECRET_ACCESS_KEY: "aws",
+    });
+    assert.deepEqual(Object.keys(base).sort(), ["HOME", "HTTPS_PROXY", "PATH", "npm_config_cache"]);
+  });
+
+  it("adds the revision's secrets, then reserved variables the secrets cannot override", () => {
+    const { deployment, revision } = sample([{ name: "GREETING", value: "hi" }]);
+    // The API refuses reserved names (400); a stored one still could not override them.
+    revision.secrets.push({ name: "LANGSMITH_HOST_REVISION_ID", value: "forged" });
+    const env = agentEnvironment({ PATH: "/usr/bin" }, deployment, revision);
+    assert.equal(env.GREETING, "hi");
+    assert.equal(env.LANGSMITH_HOST_REVISION_ID, revision.id);
+    assert.equal(env.LANGSMITH_HOST_PROJECT_ID, deployment.id);
+    assert.equal(env.LANGSMITH_PROJECT, "plan-me");
+    assert.equal(env.LANGSMITH_LANGGRAPH_GIT_REF, "main");
+    assert.equal(env.NODE_ENV, "production");
+  });
+});
+
+describe("detectInstallCommand", () => {
+  it("follows the lock file, npm without one", () => {
+    const temp = makeTempDir("berth-lock-");
+    try {
+      const cases: Array<[string | null, RegExp]> = [
+        [null, /^npm install /],
+        ["package-lock.json", /^npm ci /],
+        ["pnpm-lock.yaml", /^pnpm install --frozen-lockfile/],
+        ["yarn.lock", /^yarn install --frozen-lockfile/],
+        ["bun.lock", /^bun install/],
+      ];
+      for (const [file, expected] of cases) {
+        const dir = path.join(temp.dir, file ?? "none");
+        fs.mkdirSync(dir);
+        if (file) fs.writeFileSync(path.join(dir, file), "");
+        assert.match(detectInstallCommand(dir), expected, String(file));
+      }
+    } finally {
+      temp.cleanup();
+    }
+  });
+});
+
+describe("git refs", () => {
+  it("names branches, tags and HEAD as ls-remote does, and prefers a peeled tag", () => {
+    assert.equal(fullRef(null), "HEAD");
+    assert.equal(fullRef("main"), "refs/heads/main");
+    assert.equal(fullRef("refs/tags/v1"), "refs/tags/v1");
+    const output = ["aaa\trefs/tags/v1", "bbb\trefs/tags/v1^{}", "ccc\trefs/heads/main", ""].join("\n");
+    assert.equal(shaFromLsRemote(output, "refs/tags/v1"), "bbb");
+    assert.equal(shaFromLsRemote(output, "refs/heads/main"), "ccc");
+    assert.equal(shaFromLsRemote(output, "refs/heads/gone"), null);
+  });
+});
+
+describe("parseServerLine", () => {
+  it("reads pino levels and messages, and passes other lines through", () => {
+    assert.deepEqual(parseServerLine('{"level":50,"msg":"boom","err":{"message":"why"}}'), {
+      level: "ERROR",
+      message: "boom: why",
+    });
+    assert.deepEqual(parseServerLine('{"level":40,"msg":"careful"}'), {
+      level: "WARNING",
+      message: "careful",
+    });
+    assert.deepEqual(parseServerLine("  Berth agent server listening"), {
+      level: "INFO",
+      message: "  Berth agent server listening",
+    });
+    assert.equal(parseServerLine("{not json").level, "INFO");
+  });
+});
