@@ -128,6 +128,13 @@ describe("fuzz", () => {
       ["DELETE", "/v2/deployments?deployment_ids=zzz"],
       ["DELETE", `${base}?force=maybe`],
       ["GET", "/v2/tracing-projects?limit=1e3"],
+      ["POST", `${base}/push-token`],
+      ["GET", "/v2/templates?x=%FF"],
+      ["POST", "/v1/integrations/repo_host/push"],
+      ["POST", "/v1/integrations/github/push"],
+      ["POST", "/agents/00000000-0000-4000-8000-000000000000/runs"],
+      ["GET", "/agents/%00/ok"],
+      ["PUT", "/v2/uploads/not-a-token"],
     ];
     const contentTypes = [
       "application/json",
