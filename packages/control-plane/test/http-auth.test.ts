@@ -136,6 +136,12 @@ describe("two-tenant isolation", () => {
       ["POST", `/v2/deployments/${dep.id}/revisions/${r}/redeploy`, undefined],
       ["POST", `/v2/deployments/${dep.id}/revisions/${r}/interrupt`, undefined],
       ["GET", `/v2/tracing-projects/${project.id}`, undefined],
+      ["POST", `/v2/deployments/${dep.id}/upload-url`, undefined],
+      ["POST", `/v2/deployments/${dep.id}/push-token`, undefined],
+      ["GET", `/v2/deployments/${dep.id}/revisions/${r}/logs?type=build`, undefined],
+      ["POST", `/v1/projects/${dep.id}/revisions/${r}/build_logs`, {}],
+      ["GET", `/agents/${dep.id}/ok`, undefined],
+      ["POST", `/agents/${dep.id}/threads`, {}],
     ];
     for (const [method, url, payload] of matrix) {
       const res = await raw({
