@@ -1,5 +1,6 @@
-import { maskSecrets } from "../domain/secrets.js";
+import { SECRET_MASK } from "../domain/secrets.js";
 import type { Deployment, Revision, TracingProject } from "../domain/types.js";
+import { secretNamesOf } from "../secrets/names.js";
 
 /** A deployment as the API returns it: canonical names, secrets masked. */
 export function deploymentToWire(d: Deployment) {
@@ -8,7 +9,8 @@ export function deploymentToWire(d: Deployment) {
     source: d.source,
     source_config: d.source_config,
     source_revision_config: d.source_revision_config,
-    secrets: maskSecrets(d.secrets),
+    // Names only: a record read from storage gives them without decrypting the values.
+    secrets: secretNamesOf(d).map((name) => ({ name, value: SECRET_MASK })),
     secret_references: d.secret_references,
     id: d.id,
     tenant_id: d.tenant_id,

@@ -1,22 +1,39 @@
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely, Selectable } from "kysely";
 import type { DeploymentStatus } from "../../domain/deployment-status.js";
 import { isSupersedable, REVISION_STATUSES } from "../../domain/revision-status.js";
 import type { Deployment, Revision, TracingProject } from "../../domain/types.js";
-import { ConflictError } from "../../errors.js";
+import { BadRequestError, ConflictError } from "../../errors.js";
 import type { DeploymentFilter, DeploymentStore } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
 import type { RowCodec } from "./rows.js";
-import type { ControlPlaneDb } from "./schema.js";
+import type { ControlPlaneDb, DeploymentsTable } from "./schema.js";
 
 const SUPERSEDABLE = REVISION_STATUSES.filter(isSupersedable);
 
 /** The deployment store on Kysely (SQLite or PostgreSQL). */
 export class SqlDeploymentStore implements DeploymentStore {
+  /**
+   * `get` compiled once (the hottest read): building and compiling it per call was ~6 % of a GET
+   * (profile). Its parameters are [tenant id, id], checked here.
+   */
+  private readonly getQuery: CompiledQuery<Selectable<DeploymentsTable>>;
+
   constructor(
     private readonly db: Kysely<ControlPlaneDb>,
     private readonly dialect: SqlDialect,
     private readonly codec: RowCodec,
-  ) {}
+  ) {
+    this.getQuery = db
+      .selectFrom("deployments")
+      .selectAll()
+      .where("tenant_id", "=", "$tenant")
+      .where("id", "=", "$id")
+      .compile();
+    const [tenant, id, ...rest] = this.getQuery.parameters;
+    if (tenant !== "$tenant" || id !== "$id" || rest.length > 0) {
+      throw new Error("Unexpected parameters in the compiled deployment query.");
+    }
+  }
 
   async create(deployment: Deployment, revision: Revision, project: TracingProject): Promise<void> {
     try {
@@ -41,12 +58,16 @@ export class SqlDeploymentStore implements DeploymentStore {
   }
 
   async get(tenantId: string, id: string): Promise<Deployment | undefined> {
-    const row = await this.db
-      .selectFrom("deployments")
-      .selectAll()
-      .where("tenant_id", "=", tenantId)
-      .where("id", "=", id)
-      .executeTakeFirst();
+    // A precompiled query skips the plugins' transformQuery: the NUL guard's check, done here.
+    if (tenantId.includes("\u0000") || id.includes("\u0000")) {
+      throw new BadRequestError("Text must not contain NUL characters.");
+    }
+    const query: CompiledQuery<Selectable<DeploymentsTable>> = {
+      ...this.getQuery,
+      parameters: [tenantId, id],
+    };
+    const { rows } = await this.db.executeQuery(query);
+    const row = rows[0];
     return row ? this.codec.deploymentFromRow(row) : undefined;
   }
 

@@ -10,10 +10,25 @@ import type {
   TracingProject,
 } from "../../domain/types.js";
 import type { SecretBox } from "../../secrets/box.js";
+import { SECRET_NAMES, SecretNameCache } from "../../secrets/names.js";
 import type { DeploymentsTable, RevisionsTable, TracingProjectsTable } from "./schema.js";
 
-/** Row ↔ record conversion; secrets are sealed on the way in and opened on the way out. */
+/** The secrets of a record read from a row: opened (decrypted) on first read of `.secrets`. */
+interface LazySecrets {
+  get(): Secret[];
+  set(value: Secret[]): void;
+  names(): string[];
+}
+
+/**
+ * Row ↔ record conversion; secrets are sealed on the way in and opened on the way out — lazily:
+ * a record's `secrets` is decrypted on first access, and its names (all a response shows, masked)
+ * come from a cache of names per sealed text, so reads that only mask never decrypt (see
+ * docs/decisions.md, "Lazy secret opening").
+ */
 export class RowCodec {
+  private readonly names = new SecretNameCache();
+
   constructor(private readonly box: SecretBox) {}
 
   sealSecrets(secrets: Secret[]): string {
@@ -22,6 +37,21 @@ export class RowCodec {
 
   openSecrets(sealed: string): Secret[] {
     return JSON.parse(this.box.open(sealed)) as Secret[];
+  }
+
+  private lazySecrets(sealed: string): LazySecrets {
+    let opened: Secret[] | undefined;
+    const get = () => {
+      opened ??= this.openSecrets(sealed);
+      return opened;
+    };
+    return {
+      get,
+      set: (value) => {
+        opened = value;
+      },
+      names: () => (opened ? opened.map((s) => s.name) : this.names.get(sealed, get)),
+    };
   }
 
   deploymentToRow(d: Deployment): Omit<DeploymentsTable, "seq"> {
@@ -46,7 +76,8 @@ export class RowCodec {
   }
 
   deploymentFromRow(row: Selectable<DeploymentsTable>): Deployment {
-    return {
+    const secrets = this.lazySecrets(row.secrets);
+    return withNames(secrets, {
       id: row.id,
       tenant_id: row.tenant_id,
       name: row.name,
@@ -55,7 +86,12 @@ export class RowCodec {
       // Rows written before a field existed lack it; the type says every field is present.
       source_config: withDefaults(parseJson<Partial<SourceConfig>>(row.source_config)),
       source_revision_config: parseJson(row.source_revision_config),
-      secrets: this.openSecrets(row.secrets),
+      get secrets() {
+        return secrets.get();
+      },
+      set secrets(value: Secret[]) {
+        secrets.set(value);
+      },
       secret_references: parseJson(row.secret_references),
       status: row.status as DeploymentStatus,
       latest_revision_id: row.latest_revision_id,
@@ -64,7 +100,7 @@ export class RowCodec {
       delete_tracing_project: row.delete_tracing_project === 1,
       created_at: row.created_at,
       updated_at: row.updated_at,
-    };
+    });
   }
 
   revisionToRow(r: Revision): Omit<RevisionsTable, "seq"> {
@@ -86,7 +122,8 @@ export class RowCodec {
   }
 
   revisionFromRow(row: Selectable<RevisionsTable>): Revision {
-    return {
+    const secrets = this.lazySecrets(row.secrets);
+    return withNames(secrets, {
       id: row.id,
       deployment_id: row.deployment_id,
       tenant_id: row.tenant_id,
@@ -96,12 +133,23 @@ export class RowCodec {
       resource_spec: parseJson(row.resource_spec),
       install_command: row.install_command,
       build_command: row.build_command,
-      secrets: this.openSecrets(row.secrets),
+      get secrets() {
+        return secrets.get();
+      },
+      set secrets(value: Secret[]) {
+        secrets.set(value);
+      },
       secret_references: parseJson(row.secret_references),
       created_at: row.created_at,
       updated_at: row.updated_at,
-    };
+    });
   }
+}
+
+/** Attaches the (non-enumerable) names accessor that http/wire.ts uses to mask without opening. */
+function withNames<T extends { secrets: Secret[] }>(secrets: LazySecrets, record: T): T {
+  Object.defineProperty(record, SECRET_NAMES, { value: secrets.names });
+  return record;
 }
 
 /** Tracing project row → record. */
