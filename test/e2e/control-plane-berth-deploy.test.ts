@@ -5,13 +5,14 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { makeTempDir, repoRoot, type SpawnedServer, spawnBerth } from "@berth/testkit";
+import { repoRoot } from "@berth/testkit";
+import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 import { askEcho, copyDeployFixture, run, setGreeting } from "./deploy-helpers.js";
 
 const bin = path.join(repoRoot, "packages/cli/bin/berth.js");
 const KEY = "berth-deploy-key-0123456789abcdef";
-const temp = makeTempDir();
-let server: SpawnedServer | undefined;
+const plane = new ControlPlaneUnderTest(KEY, ["--no-example"]);
+const temp = plane.temp;
 
 function berthDeploy(args: string[], env: NodeJS.ProcessEnv = {}) {
   const clean: NodeJS.ProcessEnv = { ...process.env, ...env };
@@ -20,32 +21,18 @@ function berthDeploy(args: string[], env: NodeJS.ProcessEnv = {}) {
   return run(process.execPath, [bin, "deploy", ...args], { cwd: temp.dir, env: clean, timeoutMs: 240_000 });
 }
 
-async function api(url: string) {
-  const res = await fetch(`${server?.url}${url}`, { headers: { "X-Api-Key": KEY } });
-  return (await res.json()) as Record<string, unknown>;
-}
-
 describe("berth deploy", () => {
   before(async () => {
-    server = await spawnBerth([
-      "up",
-      "--port",
-      "0",
-      "--data-dir",
-      path.join(temp.dir, "data"),
-      "--api-key",
-      KEY,
-      "--no-example",
-    ]);
+    await plane.start();
   });
   after(async () => {
-    await server?.stop();
-    temp.cleanup();
+    await plane.stop();
+    plane.cleanup();
   });
 
   it("refuses to start without an API key, and --help shows an example", async () => {
     const project = copyDeployFixture(path.join(temp.dir, "no-key"));
-    const result = await berthDeploy([project, "--url", server?.url ?? ""]);
+    const result = await berthDeploy([project, "--url", plane.url]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /API key is required.*--api-key.*BERTH_API_KEY/);
     const help = await berthDeploy(["--help"]);
@@ -73,7 +60,7 @@ describe("berth deploy", () => {
     fs.writeFileSync(path.join(project, "node_modules/junk/index.js"), "throw new Error('uploaded');\n");
     fs.writeFileSync(path.join(project, ".env"), "NOT_UPLOADED=1\n");
 
-    const first = await berthDeploy([project, "--url", server?.url ?? "", "--secret", "SUFFIX=(secret)"], {
+    const first = await berthDeploy([project, "--url", plane.url, "--secret", "SUFFIX=(secret)"], {
       BERTH_API_KEY: KEY,
     });
     assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
@@ -92,20 +79,22 @@ describe("berth deploy", () => {
     assert.equal(await askEcho(url, KEY, "hello"), "v1: hello (secret)");
 
     const id = url.split("/").at(-1) ?? "";
-    const was = await api(`/v2/deployments/${id}`);
+    const was = await plane.get(`/v2/deployments/${id}`);
     assert.equal((was.source_config as { custom_url: string }).custom_url, url);
 
     setGreeting(project, "v2");
-    const second = await berthDeploy([project, "--url", server?.url ?? "", "--api-key", KEY]);
+    const second = await berthDeploy([project, "--url", plane.url, "--api-key", KEY]);
     assert.equal(second.code, 0, `${second.stdout}\n${second.stderr}`);
     assert.match(second.stdout, new RegExp(`Deployment my-echo-agent \\(${id}\\): adding a revision`));
     assert.equal(second.stdout.match(/URL: +(http\S+)/)?.[1], url, "the URL stays the same");
     assert.equal(await askEcho(url, KEY, "hello"), "v2: hello (secret)", "new code, secrets carried over");
 
-    const now = await api(`/v2/deployments/${id}`);
+    const now = await plane.get(`/v2/deployments/${id}`);
     assert.notEqual(now.active_revision_id, was.active_revision_id);
     assert.equal(now.active_revision_id, now.latest_revision_id);
-    const revisions = (await api(`/v2/deployments/${id}/revisions`)).resources as Array<{ status: string }>;
+    const revisions = (await plane.get(`/v2/deployments/${id}/revisions`)).resources as Array<{
+      status: string;
+    }>;
     assert.deepEqual(
       revisions.map((r) => r.status),
       ["DEPLOYED", "DEPLOYED", "SKIPPED"],
@@ -120,15 +109,7 @@ describe("berth deploy", () => {
     };
     lock.packages = { "": lock.packages[""] };
     fs.writeFileSync(path.join(project, "package-lock.json"), JSON.stringify(lock));
-    const result = await berthDeploy([
-      project,
-      "--url",
-      server?.url ?? "",
-      "--api-key",
-      KEY,
-      "--name",
-      "broken",
-    ]);
+    const result = await berthDeploy([project, "--url", plane.url, "--api-key", KEY, "--name", "broken"]);
     assert.equal(result.code, 1, result.stdout);
     assert.match(result.stdout, /^\s+[\d.]+s {2}BUILD_FAILED$/m);
     assert.match(result.stdout, /Revision BUILD_FAILED: The install command failed/);
@@ -140,7 +121,7 @@ describe("berth deploy", () => {
     const result = await berthDeploy([
       project,
       "--url",
-      server?.url ?? "",
+      plane.url,
       "--api-key",
       KEY,
       "--secret",
@@ -148,7 +129,7 @@ describe("berth deploy", () => {
     ]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /failed with 400: .*LANGSMITH_PROJECT.*reserved/);
-    const wrongKey = await berthDeploy([project, "--url", server?.url ?? "", "--api-key", "berth_wrong_key"]);
+    const wrongKey = await berthDeploy([project, "--url", plane.url, "--api-key", "berth_wrong_key"]);
     assert.equal(wrongKey.code, 1);
     assert.match(wrongKey.stderr, /failed with 401: .*--api-key or BERTH_API_KEY/);
   });

@@ -63,6 +63,13 @@ export class ControlPlaneUnderTest {
     return { status: res.status, json: text ? JSON.parse(text) : undefined };
   }
 
+  /** GET that must answer 200; its JSON. */
+  async get(url: string): Promise<ApiResult["json"]> {
+    const res = await this.api("GET", url);
+    assert.equal(res.status, 200, `GET ${url}: ${JSON.stringify(res.json)}`);
+    return res.json;
+  }
+
   /** Uploads an archive for the deployment and returns its object path. */
   async upload(deploymentId: string, archive: Buffer): Promise<string> {
     const minted = await this.api("POST", `/v2/deployments/${deploymentId}/upload-url`);

@@ -7,13 +7,14 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { makeTempDir, repoRoot, type SpawnedServer, spawnBerth } from "@berth/testkit";
+import { repoRoot } from "@berth/testkit";
+import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 import { askEcho, copyDeployFixture, type Finished, run, setGreeting } from "./deploy-helpers.js";
 
 const KEY = "langgraphjs-deploy-key-0123456789";
 const NAME = "official-cli-agent";
-const temp = makeTempDir();
-let server: SpawnedServer | undefined;
+const plane = new ControlPlaneUnderTest(KEY, ["--no-example"]);
+const temp = plane.temp;
 
 /** The official CLI's version under test (`langgraphjs deploy` of langgraph-cli 1.5.x). */
 const CLI_VERSION = "1.5.1";
@@ -79,7 +80,7 @@ function deploy(project: string): Promise<Finished> {
       "--config",
       path.join(project, "graph.json"),
       "--host-url",
-      server?.url ?? "",
+      plane.url,
       "--api-key",
       KEY,
       "--name",
@@ -102,28 +103,14 @@ function events(result: Finished): Event[] {
     .map((line) => JSON.parse(line) as Event);
 }
 
-async function api(method: string, url: string) {
-  const res = await fetch(`${server?.url}${url}`, { method, headers: { "X-Api-Key": KEY } });
-  return (await res.json()) as Record<string, unknown>;
-}
-
 describe("langgraphjs deploy --remote against berth up", () => {
   before(async () => {
     installOfficialCli();
-    server = await spawnBerth([
-      "up",
-      "--port",
-      "0",
-      "--data-dir",
-      path.join(temp.dir, "data"),
-      "--api-key",
-      KEY,
-      "--no-example",
-    ]);
+    await plane.start();
   });
   after(async () => {
-    await server?.stop();
-    temp.cleanup();
+    await plane.stop();
+    plane.cleanup();
   });
 
   it("deploys the project, and a second deploy replaces the revision behind the same URL", {
@@ -138,17 +125,17 @@ describe("langgraphjs deploy --remote against berth up", () => {
     const result = firstEvents.find((e) => e.event === "result");
     assert.equal(result?.status, "succeeded", output);
     const id = String(result?.deployment_id);
-    assert.equal(result?.url, `${server?.url}/agents/${id}`, "custom_url is the control plane's agent URL");
+    assert.equal(result?.url, `${plane.url}/agents/${id}`, "custom_url is the control plane's agent URL");
     assert.ok(
       firstEvents.some((e) => e.event === "status_change"),
       "it followed the revision through its statuses",
     );
     assert.equal(await askEcho(String(result?.url), KEY, "hello"), "v1: hello");
 
-    const deployment = await api("GET", `/v2/deployments/${id}`);
+    const deployment = await plane.get(`/v2/deployments/${id}`);
     assert.equal(deployment.name, NAME);
     assert.equal(deployment.source, "internal_source");
-    const revisions = (await api("GET", `/v2/deployments/${id}/revisions`)).resources as Array<{
+    const revisions = (await plane.get(`/v2/deployments/${id}/revisions`)).resources as Array<{
       id: string;
       status: string;
       source_revision_config: { graph_config_path: string | null };
@@ -173,7 +160,7 @@ describe("langgraphjs deploy --remote against berth up", () => {
     assert.equal(again?.status, "succeeded", second.stdout);
     assert.equal(again?.url, result?.url, "the URL stays the same");
     assert.equal(await askEcho(String(again?.url), KEY, "hello"), "v2: hello");
-    const updated = await api("GET", `/v2/deployments/${id}`);
+    const updated = await plane.get(`/v2/deployments/${id}`);
     assert.notEqual(updated.active_revision_id, deployment.active_revision_id);
     assert.equal(updated.active_revision_id, updated.latest_revision_id);
   });
