@@ -76,8 +76,7 @@ export class RowCodec {
   }
 
   deploymentFromRow(row: Selectable<DeploymentsTable>): Deployment {
-    const secrets = this.lazySecrets(row.secrets);
-    return withNames(secrets, {
+    return withLazySecrets<Deployment>(this.lazySecrets(row.secrets), {
       id: row.id,
       tenant_id: row.tenant_id,
       name: row.name,
@@ -86,12 +85,6 @@ export class RowCodec {
       // Rows written before a field existed lack it; the type says every field is present.
       source_config: withDefaults(parseJson<Partial<SourceConfig>>(row.source_config)),
       source_revision_config: parseJson(row.source_revision_config),
-      get secrets() {
-        return secrets.get();
-      },
-      set secrets(value: Secret[]) {
-        secrets.set(value);
-      },
       secret_references: parseJson(row.secret_references),
       status: row.status as DeploymentStatus,
       latest_revision_id: row.latest_revision_id,
@@ -122,8 +115,7 @@ export class RowCodec {
   }
 
   revisionFromRow(row: Selectable<RevisionsTable>): Revision {
-    const secrets = this.lazySecrets(row.secrets);
-    return withNames(secrets, {
+    return withLazySecrets<Revision>(this.lazySecrets(row.secrets), {
       id: row.id,
       deployment_id: row.deployment_id,
       tenant_id: row.tenant_id,
@@ -133,12 +125,6 @@ export class RowCodec {
       resource_spec: parseJson(row.resource_spec),
       install_command: row.install_command,
       build_command: row.build_command,
-      get secrets() {
-        return secrets.get();
-      },
-      set secrets(value: Secret[]) {
-        secrets.set(value);
-      },
       secret_references: parseJson(row.secret_references),
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -146,10 +132,22 @@ export class RowCodec {
   }
 }
 
-/** Attaches the (non-enumerable) names accessor that http/wire.ts uses to mask without opening. */
-function withNames<T extends { secrets: Secret[] }>(secrets: LazySecrets, record: T): T {
+/**
+ * Gives a record read from a row its `secrets` (opened on first read, assignable) and the
+ * non-enumerable names accessor that http/wire.ts uses to mask without opening.
+ */
+function withLazySecrets<T extends { secrets: Secret[] }>(
+  secrets: LazySecrets,
+  record: Omit<T, "secrets">,
+): T {
+  Object.defineProperty(record, "secrets", {
+    get: secrets.get,
+    set: secrets.set,
+    enumerable: true,
+    configurable: true,
+  });
   Object.defineProperty(record, SECRET_NAMES, { value: secrets.names });
-  return record;
+  return record as T;
 }
 
 /** Tracing project row → record. */
