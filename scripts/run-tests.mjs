@@ -31,7 +31,7 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=120000", ...files],
+  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=300000", ...files],
   { stdio: "inherit", cwd: root },
 );
 process.exit(result.status ?? 1);

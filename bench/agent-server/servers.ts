@@ -235,7 +235,17 @@ export async function startBerth(dataDir: string): Promise<RunningServer> {
   return startProcess({
     name: "Berth",
     command: process.execPath,
-    argv: [BERTH_CLI, "dev", "--config", EXAMPLE_GRAPH_CONFIG, "--port", "0", "--data-dir", dataDir],
+    argv: [
+      BERTH_CLI,
+      "dev",
+      "--config",
+      EXAMPLE_GRAPH_CONFIG,
+      "--port",
+      "0",
+      "--data-dir",
+      dataDir,
+      "--no-watch",
+    ],
     cwd: REPO_ROOT,
     env: serverEnv({ BERTH_LOG_LEVEL: "warn", LOG_LEVEL: "warn" }),
     urlFromOutput: (text) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1],

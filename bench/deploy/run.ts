@@ -2,7 +2,7 @@
 // revision, on its embedded local runtime. There is no peer to run here: LangSmith Cloud is a
 // hosted service that cannot be reached from this machine.
 import path from "node:path";
-import { packDirectory } from "@berth/testkit";
+import { packDirectory } from "@berth-platform/testkit";
 import { Api, type BerthUp, root, startBerthUp } from "./server.js";
 
 const RUNS = 5;

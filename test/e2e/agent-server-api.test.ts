@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { describe, it } from "node:test";
-import { systemAssistantId } from "@berth/agent-server";
+import { systemAssistantId } from "@berth-platform/agent-server";
 import { FIXTURE_CONFIG, statusOf, useFixtureServer } from "./helpers.js";
 
 const ctx = useFixtureServer();

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { makeTempDir, repoRoot, type SpawnedServer, spawnBerth } from "@berth/testkit";
+import { makeTempDir, repoRoot, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
 import { statusOf } from "./helpers.js";
 

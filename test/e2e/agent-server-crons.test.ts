@@ -2,7 +2,7 @@
 // scheduler firing runs on a thread and on new threads.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { systemAssistantId } from "@berth/agent-server";
+import { systemAssistantId } from "@berth-platform/agent-server";
 import { statusOf, useFixtureServer } from "./helpers.js";
 
 const ctx = useFixtureServer();

@@ -2,7 +2,7 @@
 // on the same data directory, and every run completes.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { makeTempDir, spawnBerth } from "@berth/testkit";
+import { makeTempDir, spawnBerth } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
 import { FIXTURE_CONFIG, sleepy } from "./helpers.js";
 

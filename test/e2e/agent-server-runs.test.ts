@@ -1,7 +1,7 @@
 // Run records, listing, join, interrupt/rollback strategies and failing runs, through the SDK.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { systemAssistantId } from "@berth/agent-server";
+import { systemAssistantId } from "@berth-platform/agent-server";
 import { Client } from "@langchain/langgraph-sdk";
 import { messageTypes, sleepy, statusOf, useFixtureServer } from "./helpers.js";
 
@@ -38,6 +38,10 @@ describe("runs", () => {
     const { "user-agent": userAgent, ...configurable } = config.configurable;
     assert.equal(typeof userAgent, "string", "user-agent is copied, as the official server does");
     assert.deepEqual(configurable, {
+      // Without custom auth, as the official server records them.
+      langgraph_auth_user: null,
+      langgraph_auth_user_id: "",
+      langgraph_auth_permissions: [],
       run_id: run.run_id,
       user_id: "",
       graph_id: "agent",

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { makeTempDir, spawnBerth } from "@berth/testkit";
+import { makeTempDir, spawnBerth } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
 import { FIXTURE_CONFIG, statusOf, useFixtureServer } from "./helpers.js";
 
@@ -93,6 +93,19 @@ describe("webhooks", () => {
         "http://[::1]:9/",
         "http://169.254.169.254/latest",
         "http://10.1.2.3/",
+        // IPv6 spellings that carry a private IPv4 address (issue 11 item 11)
+        "http://[64:ff9b::7f00:1]:9/", // NAT64 of 127.0.0.1
+        "http://[64:ff9b::a9fe:a9fe]/", // NAT64 of 169.254.169.254
+        "http://[::7f00:1]:9/", // IPv4-compatible 127.0.0.1
+        "http://[::127.0.0.1]:9/",
+        "http://[2002:7f00:1::1]:9/", // 6to4 of 127.0.0.1
+        "http://[2002:a9fe:a9fe::]/", // 6to4 of 169.254.169.254
+        "http://[::ffff:7f00:1]:9/",
+        "http://[::ffff:10.0.0.1]/",
+        "http://[fe80::1]/",
+        "http://0x7f000001/",
+        "http://2130706433/",
+        "http://127.1/",
       ]) {
         const status = await statusOf(
           client.runs.create(thread.thread_id, "echo", { input: { messages: [] }, webhook: target }),

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { repoRoot } from "@berth/testkit";
+import { repoRoot } from "@berth-platform/testkit";
 import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 import { askEcho, copyDeployFixture, run, setGreeting } from "./deploy-helpers.js";
 

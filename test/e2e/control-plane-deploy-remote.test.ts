@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
-import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth/testkit";
+import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
 
 const KEY = "remote-deploy-key-0123456789";
 const temp = makeTempDir();

@@ -2,8 +2,14 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { isSettledStatus } from "@berth/control-plane";
-import { makeTempDir, packDirectory, repoRoot, type SpawnedServer, spawnBerth } from "@berth/testkit";
+import { isSettledStatus } from "@berth-platform/control-plane";
+import {
+  makeTempDir,
+  packDirectory,
+  repoRoot,
+  type SpawnedServer,
+  spawnBerth,
+} from "@berth-platform/testkit";
 
 /** The project the runtime tests deploy (an echo graph reporting GREETING and its revision id). */
 export const RUNTIME_PROJECT = path.join(repoRoot, "test/fixtures/runtime-project");

@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { repoRoot } from "@berth/testkit";
+import { repoRoot } from "@berth-platform/testkit";
 import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 import { askEcho, copyDeployFixture, type Finished, run, setGreeting } from "./deploy-helpers.js";
 

@@ -83,11 +83,46 @@ describe("berth up: local runtime, lifecycle", () => {
     assert.equal((await echo("still")).reply, "two, still");
   });
 
+  it("a graph that does not load fails the BUILD with each reason in the build log (as ERROR); the previous keeps serving", async () => {
+    const active = (await plane.api("GET", `/v2/deployments/${deploymentId}`)).json.active_revision_id;
+    const objectPath = await plane.upload(
+      deploymentId,
+      (await import("@berth-platform/testkit")).packDirectory(
+        (await import("./control-plane-helpers.js")).RUNTIME_PROJECT,
+      ),
+    );
+    const created = await plane.api("POST", `/v2/deployments/${deploymentId}/revisions`, {
+      source_revision_config: { source_tarball_path: objectPath, graph_config_path: "broken.json" },
+      source_config: { build_command: "true" },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.json));
+    await plane.waitFor(deploymentId, created.json.id, ["BUILD_FAILED"]);
+    const logs = await plane.logText(deploymentId, created.json.id, "build");
+    assert.match(logs, /ERROR graph syntax does not load/);
+    assert.match(logs, /ERROR graph noexport does not load: .*no export "nope"/);
+    assert.match(logs, /ERROR graph nodep does not load: .*berth-no-such-package-4711/);
+    assert.match(logs, /graph echo loads/);
+    assert.match(logs, /A graph does not load/);
+    const errorsOnly = await plane.api(
+      "GET",
+      `/v2/deployments/${deploymentId}/revisions/${created.json.id}/logs?type=build&level=ERROR&limit=100`,
+    );
+    assert.equal(errorsOnly.status, 200);
+    assert.ok(
+      (errorsOnly.json.logs as { level: string }[]).every((l) => l.level === "ERROR") &&
+        errorsOnly.json.logs.length >= 3,
+      JSON.stringify(errorsOnly.json),
+    );
+    const deployment = (await plane.api("GET", `/v2/deployments/${deploymentId}`)).json;
+    assert.equal(deployment.active_revision_id, active);
+    assert.equal((await echo("kept")).reply, "two, kept");
+  });
+
   it("a revision that crashes on start ends DEPLOY_FAILED with the server's output; the previous keeps serving", async () => {
     const active = (await plane.api("GET", `/v2/deployments/${deploymentId}`)).json.active_revision_id;
     const objectPath = await plane.upload(
       deploymentId,
-      (await import("@berth/testkit")).packDirectory(
+      (await import("@berth-platform/testkit")).packDirectory(
         (await import("./control-plane-helpers.js")).RUNTIME_PROJECT,
       ),
     );
@@ -99,7 +134,8 @@ describe("berth up: local runtime, lifecycle", () => {
     assert.equal(created.status, 201, JSON.stringify(created.json));
     await plane.waitFor(deploymentId, created.json.id, ["DEPLOY_FAILED"]);
     const logs = await plane.logText(deploymentId, created.json.id, "deploy");
-    assert.match(logs, /crash-on-import/);
+    // The crash comes from the agent's stderr: at ERROR, so a level filter shows the cause.
+    assert.match(logs, /ERROR .*crash-on-import/);
     assert.match(logs, /did not start/);
     const deployment = (await plane.api("GET", `/v2/deployments/${deploymentId}`)).json;
     assert.equal(deployment.active_revision_id, active);

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
-import { makeTarGz, makeTempDir } from "@berth/testkit";
+import { makeTarGz, makeTempDir } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
 import {
   ControlPlaneUnderTest,

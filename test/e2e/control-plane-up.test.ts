@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { makeTempDir, repoRoot, type SpawnedServer, spawnBerth } from "@berth/testkit";
+import { makeTempDir, repoRoot, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
 
 const bin = path.join(repoRoot, "packages/cli/bin/berth.js");
 const KEY = "e2e-admin-key-0123456789abcdef";
@@ -208,9 +208,10 @@ describe("real client sequences against berth up", () => {
     assert.equal(created.status, 201, JSON.stringify(created.json));
     const { id, latest_revision_id: first } = created.json;
     assert.ok(id && first);
-    assert.equal(created.json.source, "external_container");
-    assert.equal(created.json.source_config.resource_spec.cache_cpu, 0.5);
-    assert.equal(created.json.source_config.resource_spec.cache_cpu_limit, 1);
+    // Created in the real service's names, so answered in them (issue 13: no Terraform drift).
+    assert.equal(created.json.source, "external_docker");
+    assert.equal(created.json.source_config.resource_spec.redis_cpu, 0.5);
+    assert.equal(created.json.source_config.resource_spec.redis_cpu_limit, 1);
     const named = await api(server, "PATCH", `/v2/deployments/${id}`, { display_name: "TF Agent" });
     assert.equal(named.status, 200);
     assert.equal(named.json.latest_revision_id, first);

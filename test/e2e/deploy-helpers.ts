@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { repoRoot } from "@berth/testkit";
+import { repoRoot } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
 
 /** The project the deploy tests upload: an echo graph answering `<GREETING>: <text>[ <SUFFIX>]`. */

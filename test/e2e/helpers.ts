@@ -1,6 +1,6 @@
 import path from "node:path";
 import { after, before } from "node:test";
-import { makeTempDir, repoRoot, type SpawnedServer, spawnBerth } from "@berth/testkit";
+import { makeTempDir, repoRoot, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
 
 /** The fixture project: the example agent plus slow, failing, builder and factory graphs. */

@@ -1,9 +1,14 @@
+import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
+import fastifyCors from "@fastify/cors";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { CustomAuth } from "./auth/custom-auth.js";
 import type { AgentServerConfig } from "./config.js";
+import { registerAgentToken } from "./http/agent-token.js";
 import { registerCustomAuth } from "./http/auth.js";
+import { corsPluginOptions, type HttpCorsConfig } from "./http/cors.js";
+import type { HttpDrain } from "./http/drain.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { assistantRoutes } from "./http/routes/assistants.js";
 import { cronRoutes } from "./http/routes/crons.js";
@@ -35,12 +40,16 @@ export interface AppDeps {
   crons: CronService;
   broker: StreamBroker;
   signals: RunSignals;
-  info: { version: string; langgraphVersion: string };
+  info: { version: string; langgraphVersion: string; graphFailures: Record<string, string> };
   metrics: AgentServerMetrics;
   queueProbe: QueueProbe;
   /** The project's custom auth (graph.json `auth.path`), if it has one. */
   customAuth?: CustomAuth | undefined;
+  /** The project's `http.cors` (null: every origin allowed, the official default). */
+  cors: HttpCorsConfig | null;
   threadStore: ThreadStore;
+  /** Shutdown of the HTTP side: 503 for new requests, open responses ended at the deadline. */
+  drain: HttpDrain;
 }
 
 /** Builds the agent server's Fastify app (no listening: the composition root does that). */
@@ -49,24 +58,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
-    // Slow clients may not hold connections forever.
-    requestTimeout: 0,
-    connectionTimeout: 0,
+    // A client that stalls its request (headers or body) is cut off; idle responses are not.
+    ...httpLimitOptions(httpLimits(deps.config)),
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
+  capConnections(app, httpLimits(deps.config));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerJsonParsing(app);
   registerErrorHandling(app);
+  deps.drain.register(app);
+  // Before the auth hooks: a browser's preflight carries no credentials and must still be answered.
+  await app.register(fastifyCors, corsPluginOptions(deps.cors));
+  if (deps.config.agentToken) registerAgentToken(app, deps.config.agentToken);
   if (deps.customAuth) {
     registerCustomAuth(app, deps.customAuth, { threads: deps.threadStore, assistants: deps.assistants });
   }
-  app.addHook("onSend", async (_request, reply) => {
-    reply.header("access-control-expose-headers", "content-location, x-pagination-total");
-  });
   await app.register(systemRoutes(deps.info, deps.metrics, deps.queueProbe));
-  await app.register(assistantRoutes(deps.assistants));
+  await app.register(assistantRoutes(deps.assistants, deps.threads));
   await app.register(threadRoutes(deps.threads, deps.threadState));
   await app.register(runRoutes(deps.runs));
   await app.register(storeRoutes(deps.store));
@@ -78,7 +88,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       signals: deps.signals,
       heartbeatMs: deps.config.streamHeartbeatMs,
       waitKeepAliveMs: deps.config.waitKeepAliveMs,
+      draining: () => deps.drain.draining,
     }),
   );
   return app;
+}
+
+/** The HTTP limits of the config: request deadline, headers deadline, connection cap. */
+function httpLimits(config: AgentServerConfig): HttpLimits {
+  return {
+    requestTimeoutMs: config.requestTimeoutMs,
+    headersTimeoutMs: 30_000,
+    maxConnections: config.maxConnections,
+  };
 }

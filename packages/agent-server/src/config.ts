@@ -45,6 +45,18 @@ export interface AgentServerConfig {
   readonly webhookMaxAttempts: number;
   readonly webhookRetryBaseMs: number;
   readonly logLevel: string;
+  /** `LANGGRAPH_CONFIG`: per graph id, the system assistant's config (its `context` key goes to the context). */
+  readonly graphAssistantConfigs: Readonly<Record<string, Record<string, unknown>>>;
+  /**
+   * The credential every request but `GET /ok` must carry in `x-berth-agent-token`
+   * (BERTH_AGENT_TOKEN, set by the control plane's local runtime; only its proxy knows it). Null:
+   * open, as `berth dev` is.
+   */
+  readonly agentToken: string | null;
+  /** Time a client has to send a whole request (BERTH_REQUEST_TIMEOUT_SECS). */
+  readonly requestTimeoutMs: number;
+  /** Open connections at most (BERTH_MAX_CONNECTIONS). */
+  readonly maxConnections: number;
 }
 
 /** Raw inputs: CLI flags (already split by commander) and the process environment. */
@@ -118,6 +130,11 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     webhookMaxAttempts: integer("BERTH_WEBHOOK_MAX_ATTEMPTS", env.BERTH_WEBHOOK_MAX_ATTEMPTS ?? 3, 1, 20),
     webhookRetryBaseMs: integer("BERTH_WEBHOOK_RETRY_MS", env.BERTH_WEBHOOK_RETRY_MS ?? 1_000, 10, 600_000),
     logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
+    graphAssistantConfigs: parseGraphAssistantConfigs(env.LANGGRAPH_CONFIG),
+    agentToken: env.BERTH_AGENT_TOKEN?.trim() ? env.BERTH_AGENT_TOKEN.trim() : null,
+    requestTimeoutMs:
+      integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 120, 1, 86_400) * 1000,
+    maxConnections: integer("BERTH_MAX_CONNECTIONS", env.BERTH_MAX_CONNECTIONS ?? 1024, 1, 1_000_000),
   });
 }
 
@@ -132,4 +149,20 @@ function integer(name: string, value: string | number, min: number, max: number)
     throw new Error(`Invalid ${name}: ${value} (expected an integer from ${min} to ${max})`);
   }
   return n;
+}
+
+/** `LANGGRAPH_CONFIG` (JSON object by graph id, as the official servers read it), or `{}` when unset. */
+function parseGraphAssistantConfigs(raw: string | undefined): Record<string, Record<string, unknown>> {
+  if (raw === undefined || raw.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error("Invalid LANGGRAPH_CONFIG: not JSON (expected an object by graph id)");
+  }
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(parsed) || !Object.values(parsed).every(isObject))
+    throw new Error("Invalid LANGGRAPH_CONFIG: expected an object of objects by graph id");
+  return parsed as Record<string, Record<string, unknown>>;
 }

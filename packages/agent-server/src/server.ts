@@ -1,13 +1,15 @@
 import { createRequire } from "node:module";
-import { listenWithFallback, waitForDataDirLock } from "@berth/server-kit";
+import { listenWithFallback, waitForDataDirLock } from "@berth-platform/server-kit";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
+import { register as registerTsxCjs } from "tsx/cjs/api";
 import { register as registerTsx } from "tsx/esm/api";
 import { buildApp } from "./app.js";
 import { loadCustomAuth } from "./auth/load.js";
 import type { AgentServerConfig } from "./config.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { HttpDrain } from "./http/drain.js";
 import { AgentServerMetrics } from "./metrics/registry.js";
 import { CronScheduler } from "./queue/cron-scheduler.js";
 import { RunQueue } from "./queue/pool.js";
@@ -31,6 +33,8 @@ export interface AgentServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly graphIds: string[];
+  /** Graphs of the project that did not load, with their reasons (the others are served). */
+  readonly graphFailures: Record<string, string>;
   /** Stops HTTP, drains the queue (runs still going after the grace period go back to the queue), closes storage. */
   close(): Promise<void>;
 }
@@ -56,13 +60,38 @@ export async function startAgentServer(
   }
   // User graphs are TypeScript as often as not; the hook stays for the process (modules stay loaded).
   const unregisterTsx = registerTsx();
+  // Projects whose package.json says "type": "commonjs" (what `npm init -y` writes) load their
+  // TypeScript through require(): without tsx's CJS hook, ES-module syntax there fails with
+  // ERR_REQUIRE_CYCLE_MODULE (issue 10). The official server loads them; so does Berth.
+  const unregisterTsxCjs = registerTsxCjs();
   // Hand-over: the data directory is shared with the process being replaced until it exits.
   const backend = await openSqliteBackend(config.dataDir, { lock: !config.waitForLock });
-  const cleanups: Array<() => Promise<void> | void> = [() => backend.storage.close(), unregisterTsx];
+  const cleanups: Array<() => Promise<void> | void> = [
+    () => backend.storage.close(),
+    unregisterTsx,
+    unregisterTsxCjs,
+  ];
   try {
+    // Graphs may call getLogger() from @langchain/langgraph-sdk/logging as they load or run: the
+    // official server registers its logger under this global symbol first; so does Berth.
+    (globalThis as Record<symbol, unknown>)[Symbol.for("langgraph.api.sdk-logger")] = logger.child({
+      component: "graph",
+    });
     const registry = new GraphRegistry(backend.checkpointer, new ItemStoreAdapter(backend.storage.items));
     await registry.loadAll(project.graphs);
-    await backend.storage.assistants.upsertSystem(registry.systemAssistants(new Date().toISOString()));
+    if (registry.graphIds.length === 0 && project.graphs.length > 0) {
+      // Nothing to serve: failing the start says so louder than a server with no graphs.
+      throw new Error(Object.values(registry.loadFailures).join("\n"));
+    }
+    for (const [graphId, reason] of Object.entries(registry.loadFailures)) {
+      logger.error(
+        { graph_id: graphId, reason },
+        `graph ${graphId} did not load; the other graphs are served`,
+      );
+    }
+    await backend.storage.assistants.upsertSystem(
+      registry.systemAssistants(new Date().toISOString(), config.graphAssistantConfigs),
+    );
 
     const signals = new MemoryRunSignals();
     const webhookPolicy = new AddressPolicy(config.webhookAllowPrivate);
@@ -110,6 +139,7 @@ export async function startAgentServer(
       capacity: () => config.jobsPerWorker,
     };
     const metrics = new AgentServerMetrics(queueProbe);
+    const drain = new HttpDrain();
     const app = await buildApp({
       config,
       logger,
@@ -121,14 +151,20 @@ export async function startAgentServer(
       crons,
       broker,
       signals,
-      info: { version: AGENT_SERVER_VERSION, langgraphVersion },
+      info: { version: AGENT_SERVER_VERSION, langgraphVersion, graphFailures: registry.loadFailures },
       metrics,
       queueProbe,
       customAuth,
+      cors: project.cors,
       threadStore: backend.storage.threads,
+      drain,
     });
     const url = await listenWithFallback(app, { ...config, onPortMoved: options.onPortMoved });
-    cleanups.unshift(() => app.close());
+    // At the grace deadline: streams, joins and waits still open are ended, so closing is immediate.
+    cleanups.unshift(async () => {
+      drain.cutOff(app);
+      await app.close();
+    });
 
     const env = { serverVersion: AGENT_SERVER_VERSION, langgraphVersion, apiUrl: url };
     const workerDeps = {
@@ -152,15 +188,18 @@ export async function startAgentServer(
       execute: (claim, controller) => processRun(claim, workerDeps, controller),
     });
     const runQueue = queue;
-    // HTTP stops first, then the queue drains, then storage closes.
-    cleanups.splice(
-      1,
-      0,
+    // The drain: at once, new requests get 503 and nothing more is claimed (crons stop firing);
+    // running runs get the grace period, then go back to the queue; then HTTP closes (open
+    // responses ended), webhooks drain, storage closes.
+    cleanups.unshift(
+      async () => {
+        drain.begin();
+        runQueue.stopClaiming();
+        await scheduler.stop();
+      },
       () => runQueue.stop(config.shutdownGraceMs),
-      () => webhooks.drain(config.webhookTimeoutMs),
     );
-    // Crons fire once the queue runs; they stop before it drains (with HTTP) so nothing new is queued.
-    cleanups.splice(1, 0, () => scheduler.stop());
+    cleanups.splice(3, 0, () => webhooks.drain(config.webhookTimeoutMs));
     const startWork = async () => {
       await runQueue.start();
       scheduler.start();
@@ -190,6 +229,7 @@ export async function startAgentServer(
       url,
       app,
       graphIds: registry.graphIds,
+      graphFailures: registry.loadFailures,
       close() {
         closing ??= runCleanups(cleanups);
         return closing;

@@ -16,10 +16,21 @@ describe("AddressPolicy", () => {
       "fe80::1",
       "::ffff:127.0.0.1",
       "0.0.0.0",
+      // issue 11 item 11: IPv6 forms that carry a private IPv4 address
+      "64:ff9b::7f00:1",
+      "64:ff9b::169.254.169.254",
+      "::7f00:1",
+      "::10.0.0.1",
+      "2002:7f00:1::1",
+      "2002:c0a8:101::",
+      "::ffff:7f00:1",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
+      "64:ff9b:1::1",
+      "fec0::1",
     ]) {
       assert.equal(strict.allows(address), false, address);
     }
-    for (const address of ["93.184.216.34", "2606:4700::1111"])
+    for (const address of ["93.184.216.34", "2606:4700::1111", "64:ff9b::5db8:d822", "2002:5db8:d822::1"])
       assert.equal(strict.allows(address), true, address);
   });
   it("explains refused URLs and lets public ones through", () => {

@@ -3,7 +3,7 @@
 // finished crons stay quiet.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import pino from "pino";
 import { newThread } from "../src/domain/thread-record.js";
 import { CronScheduler } from "../src/queue/cron-scheduler.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Assistant } from "@berth/schemas";
+import type { Assistant } from "@berth-platform/schemas";
 import { buildRunRecord } from "../src/domain/run-record.js";
 
 const assistant: Assistant = {
@@ -43,6 +43,9 @@ describe("buildRunRecord", () => {
       model: "request",
       temperature: 0,
       region: "eu",
+      langgraph_auth_user: null,
+      langgraph_auth_user_id: "",
+      langgraph_auth_permissions: [],
       run_id: "r-1",
       user_id: "",
       graph_id: "agent",

@@ -3,7 +3,7 @@
 // port so a PostgreSQL adapter runs the same cases.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import { decideMultitask } from "../src/queue/multitask.js";
 import { openSqliteBackend } from "../src/storage/sqlite/index.js";
 import type { NewRun, Storage } from "../src/storage/types.js";

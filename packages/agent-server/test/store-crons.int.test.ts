@@ -2,7 +2,7 @@
 // SQLite file, written against the storage ports.
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import { newThread } from "../src/domain/thread-record.js";
 import { ItemStoreAdapter } from "../src/storage/langgraph-store.js";
 import { openSqliteBackend } from "../src/storage/sqlite/index.js";

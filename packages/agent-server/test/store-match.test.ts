@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { StoreGetQuery, StorePut } from "@berth/schemas";
+import { StoreGetQuery, StorePut } from "@berth-platform/schemas";
 import { matchesFilter, namespaceMatches, selectNamespaces } from "../src/domain/store-match.js";
 
 describe("store namespaces", () => {

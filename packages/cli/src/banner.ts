@@ -1,4 +1,4 @@
-import type { AgentServer } from "@berth/agent-server";
+import type { AgentServer } from "@berth-platform/agent-server";
 
 /** What a newcomer sees when `berth dev` is up: the URL and a first call to try. */
 export function printDevBanner(server: AgentServer, dataDir: string): void {
@@ -6,8 +6,13 @@ export function printDevBanner(server: AgentServer, dataDir: string): void {
   const lines = [
     "",
     `  Berth agent server listening on ${server.url}`,
-    `  Graphs: ${server.graphIds.join(", ")}`,
+    `  Graphs: ${server.graphIds.join(", ") || "none loaded"}`,
+    ...Object.entries(server.graphFailures).map(
+      ([id, reason]) => `  NOT LOADED: ${id}: ${reason.split("\n")[0] ?? reason}`,
+    ),
     `  Data:   ${dataDir}`,
+    // The official dev server's wording: Studio in the browser talks to this server directly.
+    `  Studio UI: ${studioUrl(server.url)}`,
     "",
     "  Try it (create a thread, start a run, wait for it):",
     `    T=$(curl -s -X POST ${server.url}/threads -H 'content-type: application/json' -d '{}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).thread_id')`,
@@ -20,4 +25,9 @@ export function printDevBanner(server: AgentServer, dataDir: string): void {
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** The LangGraph Studio link for an agent server, as the official `langgraphjs dev` prints it. */
+export function studioUrl(baseUrl: string): string {
+  return `https://smith.langchain.com/studio?baseUrl=${baseUrl}`;
 }

@@ -89,8 +89,17 @@ export class ControlPlaneClient {
   constructor(
     baseUrl: string,
     private readonly apiKey: string,
+    /** The workspace to act in (X-Tenant-Id), for keys that reach several. */
+    private readonly tenantId?: string | undefined,
+    /** Where the URL came from (--url, the running berth up, the default), for error messages. */
+    private readonly urlSource?: string,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
+  }
+
+  /** Any JSON request of the API (for commands that need no typed helper). */
+  request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.#json(method, path, body);
   }
 
   /** The deployment with exactly this name, or undefined. */
@@ -175,6 +184,7 @@ export class ControlPlaneClient {
     const response = await this.#fetch(method, `${this.baseUrl}${path}`, {
       headers: {
         "X-Api-Key": this.apiKey,
+        ...(this.tenantId ? { "X-Tenant-Id": this.tenantId } : {}),
         Accept: "application/json",
         ...(body === undefined ? {} : { "Content-Type": "application/json" }),
       },
@@ -184,6 +194,7 @@ export class ControlPlaneClient {
     const where = path.split("?")[0] ?? path;
     if (!response.ok) throw await refusal(method, where, response);
     const text = await response.text();
+    if (response.status === 204) return undefined as T;
     try {
       return (text ? JSON.parse(text) : {}) as T;
     } catch {
@@ -221,7 +232,7 @@ export class ControlPlaneClient {
         throw new ControlPlaneError(`${method} ${url} failed: ${cause?.message ?? reason}`, 0, reason);
       }
       throw new ControlPlaneError(
-        `Cannot reach the control plane at ${this.baseUrl} (${reason}). Is \`berth up\` running there? (--url or BERTH_URL)`,
+        `Cannot reach the control plane at ${this.baseUrl}${this.urlSource ? `, taken from ${this.urlSource}` : ""} (${reason}). Is \`berth up\` running there? (--url or BERTH_URL)`,
         0,
         reason,
       );

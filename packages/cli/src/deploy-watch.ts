@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { isSettledStatus } from "@berth/control-plane";
+import { isSettledStatus } from "@berth-platform/control-plane";
 import type { ControlPlaneClient, LogEntry, RevisionRecord } from "./control-plane-client.js";
 
 /** Longer than the control plane's log batching interval. */
@@ -29,7 +29,7 @@ export interface WatchOptions {
 const PAGE = 200;
 
 /** Reads a revision's log from where it stopped last time, page after page. */
-class LogFollower {
+export class LogFollower {
   #cursor: string | undefined;
 
   constructor(

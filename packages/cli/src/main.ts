@@ -1,6 +1,9 @@
 import { Command } from "commander";
+import { registerBuildCommand } from "./commands/build.js";
 import { registerDeployCommand } from "./commands/deploy.js";
+import { registerDeploymentCommands } from "./commands/deployments.js";
 import { registerDevCommand } from "./commands/dev.js";
+import { registerKeysCommand, registerWorkspacesCommand } from "./commands/keys.js";
 import { registerUpCommand } from "./commands/up.js";
 import { CLI_VERSION } from "./version.js";
 
@@ -12,9 +15,13 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .version(CLI_VERSION)
     .showHelpAfterError()
     .configureHelp({ sortSubcommands: true });
+  registerBuildCommand(program);
   registerDeployCommand(program);
   registerDevCommand(program);
   registerUpCommand(program);
+  registerKeysCommand(program);
+  registerDeploymentCommands(program);
+  registerWorkspacesCommand(program);
   await program.parseAsync(argv);
   return undefined;
 }

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import ignore, { type Ignore } from "ignore";
 import { create as createTar } from "tar";
 
 /** Directories never uploaded, at any depth: installs, VCS data, build output, Berth's own state. */
@@ -17,20 +18,55 @@ export function isExcluded(relativePath: string): boolean {
   return parts.slice(0, -1).some((p) => EXCLUDED_DIRS.has(p)) || EXCLUDED_DIRS.has(file) || isEnvFile(file);
 }
 
-/** The regular files of `dir` that are uploaded, as sorted POSIX paths (symlinks are skipped). */
+/** The ignore rules in force in one directory: its own .gitignore, relative to it. */
+interface Rules {
+  base: string;
+  matcher: Ignore;
+}
+
+function readRules(file: string): Ignore | null {
+  try {
+    return ignore().add(fs.readFileSync(file, "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether any rule in force ignores `rel` (a directory gets a trailing `/`, as git matches it). */
+function ignored(rules: readonly Rules[], rel: string, isDir: boolean): boolean {
+  for (const { base, matcher } of rules) {
+    const local = base ? rel.slice(base.length + 1) : rel;
+    if (matcher.ignores(isDir ? `${local}/` : local)) return true;
+  }
+  return false;
+}
+
+/**
+ * The regular files of `dir` that are uploaded, as sorted POSIX paths (symlinks are skipped):
+ * without installs, VCS data, build output, Berth's state and `.env` files, and without what the
+ * project's `.dockerignore` (at its root, as `docker build` reads it) and `.gitignore` files (at
+ * any depth, each relative to its directory) leave out.
+ */
 export function listProjectFiles(dir: string): string[] {
   const files: string[] = [];
-  const walk = (absolute: string, relative: string) => {
+  const rootRules: Rules[] = [];
+  const docker = readRules(path.join(dir, ".dockerignore"));
+  if (docker) rootRules.push({ base: "", matcher: docker });
+  const walk = (absolute: string, relative: string, inherited: readonly Rules[]) => {
+    const own = readRules(path.join(absolute, ".gitignore"));
+    const rules = own ? [...inherited, { base: relative, matcher: own }] : inherited;
     for (const entry of fs.readdirSync(absolute, { withFileTypes: true })) {
       const rel = relative ? `${relative}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
-        if (!EXCLUDED_DIRS.has(entry.name)) walk(path.join(absolute, entry.name), rel);
-      } else if (entry.isFile() && !isEnvFile(entry.name)) {
+        if (!EXCLUDED_DIRS.has(entry.name) && !ignored(rules, rel, true)) {
+          walk(path.join(absolute, entry.name), rel, rules);
+        }
+      } else if (entry.isFile() && !isEnvFile(entry.name) && !ignored(rules, rel, false)) {
         files.push(rel);
       }
     }
   };
-  walk(dir, "");
+  walk(dir, "", rootRules);
   return files.sort();
 }
 

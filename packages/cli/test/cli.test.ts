@@ -6,7 +6,7 @@ import fs from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { makeTempDir, repoRoot, spawnBerth } from "@berth/testkit";
+import { makeTempDir, repoRoot, spawnBerth } from "@berth-platform/testkit";
 
 const bin = path.join(repoRoot, "packages/cli/bin/berth.js");
 const example = path.join(repoRoot, "examples/react-agent/graph.json");
@@ -37,9 +37,10 @@ describe("berth CLI", () => {
     assert.match(missing.out, /graph\.json.*does not exist/);
     const bad = path.join(temp.dir, "bad.json");
     fs.writeFileSync(bad, JSON.stringify({ graphs: { a: "./nope.ts:graph" } }));
-    const broken = berth(["dev", "--config", bad, "--port", "0", "--data-dir", path.join(temp.dir, "d2")]);
+    // A graph that does not load no longer stops the server (issue 10): --check reports it.
+    const broken = berth(["dev", "--check", "--config", bad]);
     assert.equal(broken.code, 1);
-    assert.match(broken.out, /Cannot load graph "a".*does not exist/);
+    assert.match(broken.out, /ERROR graph a does not load: Cannot load graph "a".*does not exist/);
   });
 
   it("an explicit busy port is refused with a clear message", async () => {

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import { deploymentNameFrom } from "../src/commands/deploy.js";
 import { ControlPlaneClient, type ControlPlaneError } from "../src/control-plane-client.js";
 import { isExcluded, listProjectFiles, packProject } from "../src/pack.js";
@@ -68,6 +68,41 @@ describe("berth deploy: packing", () => {
     assert.deepEqual(tarNames(gunzipSync(packed.archive)), packed.files);
     assert.equal(isExcluded("dist/graph.json"), true);
     assert.equal(isExcluded("graph.json"), false);
+  });
+
+  it("honours .gitignore files (each relative to its directory, negations included) and the root .dockerignore", () => {
+    const dir = path.join(temp.dir, "ignoring");
+    const write = (rel: string, text = "x") => {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), text);
+    };
+    write(".gitignore", "*.log\n!keep.log\nsecret-data/\n/coverage\n");
+    write(".dockerignore", "docs\n**/*.md\n");
+    write("graph.json", "{}");
+    write("src/agent.ts");
+    write("src/.gitignore", "generated.ts\n");
+    write("src/generated.ts");
+    write("src/deep/generated.ts");
+    write("other/generated.ts");
+    write("debug.log");
+    write("keep.log");
+    write("secret-data/a.json");
+    write("src/secret-data/b.json");
+    write("coverage/index.html");
+    write("src/coverage/kept.ts");
+    write("docs/guide.txt");
+    write("README.md");
+    write("src/NOTES.md");
+    assert.deepEqual(listProjectFiles(dir), [
+      ".dockerignore",
+      ".gitignore",
+      "graph.json",
+      "keep.log",
+      "other/generated.ts",
+      "src/.gitignore",
+      "src/agent.ts",
+      "src/coverage/kept.ts",
+    ]);
   });
 });
 

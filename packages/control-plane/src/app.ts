@@ -1,10 +1,12 @@
+import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { ControlPlaneConfig } from "./config.js";
-import { requireTenant } from "./http/auth.js";
+import { requirePrincipal, requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
+import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
 import { agentProxyRoutes } from "./http/routes/agent-proxy.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
@@ -17,7 +19,9 @@ import { revisionRoutes } from "./http/routes/revisions.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { templateRoutes } from "./http/routes/templates.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
+import type { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import type { TemplateCatalog } from "./runtime/local/templates.js";
+import type { AccessService } from "./services/access.js";
 import type { AgentGateway } from "./services/agent-gateway.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
@@ -35,6 +39,7 @@ export interface AppDeps {
   config: ControlPlaneConfig;
   logger: Logger;
   auth: AuthService;
+  access: AccessService;
   deployments: DeploymentService;
   revisions: RevisionService;
   projects: TracingProjectStore;
@@ -45,6 +50,7 @@ export interface AppDeps {
   pushWatcher: PushWatcher;
   gateway: AgentGateway;
   templates: TemplateCatalog;
+  metrics: ControlPlaneMetrics;
 }
 
 /** Builds the control plane's Fastify app (no listening: the composition root does that). */
@@ -54,14 +60,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Request logs would carry headers (API keys); errors are logged without them.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
+    // A client that stalls its request (headers or body) is cut off; idle responses are not.
+    ...httpLimitOptions(httpLimits(deps.config)),
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
+  capConnections(app, httpLimits(deps.config));
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built field by field by http/wire.ts; validating them again on every reply cost
   // ~7 % of a GET (profile). The response schemas stay for OpenAPI.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   registerJsonParsing(app);
+  app.addHook("onResponse", async (request, reply) => {
+    // The route pattern (not the URL) keeps label values few; unmatched URLs count as one.
+    deps.metrics.request(
+      request.method,
+      request.routeOptions.url ?? "unmatched",
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
   registerErrorHandling(app);
   await app.register(swagger, {
     openapi: {
@@ -78,12 +96,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(systemRoutes);
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.render()),
+  );
   await uploadReceiveRoutes(app, deps.uploads);
   // A doorbell, not a credentialed call: git hosts cannot send an API key (see push-hook.ts).
   await app.register(pushHookRoutes(deps.pushWatcher, deps.config.bodyLimitBytes));
   await agentProxyRoutes(app, deps.gateway, deps.auth);
   await app.register(async (api) => {
+    requirePrincipal(api, deps.auth);
+    await api.register(workspaceRoutes(deps.access));
+  });
+  await app.register(async (api) => {
     requireTenant(api, deps.auth);
+    await api.register(apiKeyRoutes(deps.access));
     await api.register(uploadUrlRoutes(deps.uploads, deps.config.publicUrl));
     await api.register(logRoutes(deps.logs));
     await api.register(listenerRoutes(deps.listeners));
@@ -95,4 +121,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(templateRoutes(deps.templates));
   });
   return app;
+}
+
+/** The HTTP limits of the config: request deadline, headers deadline, connection cap. */
+function httpLimits(config: ControlPlaneConfig): HttpLimits {
+  return {
+    requestTimeoutMs: config.requestTimeoutMs,
+    headersTimeoutMs: 30_000,
+    maxConnections: config.maxConnections,
+  };
 }

@@ -24,7 +24,7 @@ export interface ControlPlaneConfig {
   /** The URL clients reach the control plane at, for upload URLs; null: the request's own host. */
   readonly publicUrl: string | null;
   /** Git hosts offered as integrations: each a named directory of git repositories. */
-  readonly gitHosts: ReadonlyArray<{ name: string; directory: string }>;
+  readonly gitHosts: ReadonlyArray<GitHostConfig>;
   /** How often the provisioner retries work that failed. */
   readonly provisionIntervalMs: number;
   /** How often build_on_push branches are checked for new commits (BERTH_PUSH_POLL_SECS; 0: webhook only). */
@@ -42,6 +42,22 @@ export interface ControlPlaneConfig {
     readonly maxDepth: number;
   };
   readonly logLevel: string;
+  /** Time a client has to send a whole request, an upload included (BERTH_REQUEST_TIMEOUT_SECS). */
+  readonly requestTimeoutMs: number;
+  /** Open connections at most (BERTH_MAX_CONNECTIONS). */
+  readonly maxConnections: number;
+  /**
+   * Workspace isolation of the local runtime (BERTH_WORKSPACE_USERS, BERTH_WORKSPACE_UID_BASE,
+   * BERTH_SANDBOX): a separate OS user per workspace ("auto": when running as root) and the
+   * bubblewrap sandbox ("auto": when `bwrap` is installed).
+   */
+  readonly isolation: {
+    readonly workspaceUsers: "auto" | "on" | "off";
+    readonly uidBase: number;
+    readonly sandbox: "auto" | "on" | "off";
+    /** The operator's npm cache, which a new workspace's own cache starts from (offline installs). */
+    readonly npmCacheSeed: string | null;
+  };
 }
 
 /** Raw inputs: CLI flags (already split by commander) and the process environment. */
@@ -118,7 +134,30 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
     publicUrl: env.BERTH_PUBLIC_URL ? env.BERTH_PUBLIC_URL.replace(/\/+$/, "") : null,
     gitHosts: parseGitHosts(env.BERTH_GIT_HOSTS, cwd),
     logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
+    requestTimeoutMs:
+      integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 300, 1, 86_400) * 1000,
+    maxConnections: integer("BERTH_MAX_CONNECTIONS", env.BERTH_MAX_CONNECTIONS ?? 1024, 1, 1_000_000),
+    isolation: Object.freeze({
+      workspaceUsers: choice("BERTH_WORKSPACE_USERS", env.BERTH_WORKSPACE_USERS),
+      uidBase: integer(
+        "BERTH_WORKSPACE_UID_BASE",
+        env.BERTH_WORKSPACE_UID_BASE ?? 200_000,
+        1000,
+        2 ** 31 - 2,
+      ),
+      sandbox: choice("BERTH_SANDBOX", env.BERTH_SANDBOX),
+      npmCacheSeed:
+        env.npm_config_cache ?? env.NPM_CONFIG_CACHE ?? (env.HOME ? path.join(env.HOME, ".npm") : null),
+    }),
   });
+}
+
+function choice(name: string, value: string | undefined): "auto" | "on" | "off" {
+  const text = (value ?? "auto").trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(text)) return "on";
+  if (["0", "false", "no", "off"].includes(text)) return "off";
+  if (text === "auto" || text === "") return "auto";
+  throw new Error(`Invalid ${name}: ${value} (expected auto, on or off)`);
 }
 
 function databaseUrl(text: string | undefined): string | null {
@@ -143,14 +182,33 @@ function integer(name: string, value: string | number, min: number, max: number)
   return n;
 }
 
-/** `BERTH_GIT_HOSTS`: `name=/path/to/repos[,name2=/other/path]`. */
-function parseGitHosts(text: string | undefined, cwd: string): Array<{ name: string; directory: string }> {
+/**
+ * A git host offered to every workspace: a directory of repositories cloned by file URL, or the
+ * base URL of an http(s) git server the operator trusts (it may be on a private address).
+ */
+export type GitHostConfig =
+  | { name: string; directory: string; url?: undefined }
+  | { name: string; url: string; directory?: undefined };
+
+/** `BERTH_GIT_HOSTS`: `name=/path/to/repos[,name2=https://git.internal/org]`. */
+function parseGitHosts(text: string | undefined, cwd: string): GitHostConfig[] {
   if (!text?.trim()) return [];
   return text.split(",").map((entry) => {
-    const [name, directory] = entry.split("=").map((part) => part.trim());
-    if (!name || !directory || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(name)) {
-      throw new Error(`Invalid BERTH_GIT_HOSTS entry "${entry}" (expected name=/path/to/repos)`);
+    const at = entry.indexOf("=");
+    const name = entry.slice(0, at).trim();
+    const target = entry.slice(at + 1).trim();
+    if (at < 0 || !name || !target || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(name)) {
+      throw new Error(
+        `Invalid BERTH_GIT_HOSTS entry "${entry}" (expected name=/path/to/repos or name=https://git.host/prefix)`,
+      );
     }
-    return { name, directory: path.resolve(cwd, directory) };
+    if (/^https?:\/\//i.test(target)) {
+      try {
+        return { name, url: new URL(target).href.replace(/\/+$/, "") };
+      } catch {
+        throw new Error(`Invalid BERTH_GIT_HOSTS entry "${entry}": ${target} is not a URL`);
+      }
+    }
+    return { name, directory: path.resolve(cwd, target) };
   });
 }

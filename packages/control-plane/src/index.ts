@@ -12,4 +12,11 @@ export {
   type StartOptions,
   startControlPlane,
 } from "./server.js";
+export { UnknownBootstrapKeyError } from "./services/auth.js";
+export {
+  listWorkspacesOffline,
+  mintOfflineKey,
+  type OfflineKeyRequest,
+  type StateLocation,
+} from "./services/offline-keys.js";
 export { CONTROL_PLANE_VERSION } from "./version.js";

@@ -1,17 +1,20 @@
 import fs from "node:fs";
 import path from "node:path";
-import { listenWithFallback } from "@berth/server-kit";
+import { listenWithFallback } from "@berth-platform/server-kit";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { buildApp } from "./app.js";
 import type { ControlPlaneConfig } from "./config.js";
 import type { Deployment } from "./domain/types.js";
+import { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import { bundledTemplates } from "./runtime/local/bundled.js";
 import { baseEnvironment } from "./runtime/local/environment.js";
+import { workspaceIsolation } from "./runtime/local/isolation-setup.js";
 import { LocalRuntime } from "./runtime/local/runtime.js";
 import type { TemplateCatalog } from "./runtime/local/templates.js";
 import { DeploymentCreateRequest } from "./schemas/requests.js";
 import { loadSecretsKey, SecretBox } from "./secrets/box.js";
+import { AccessService } from "./services/access.js";
 import { AgentGateway } from "./services/agent-gateway.js";
 import { AgentUrls } from "./services/agent-urls.js";
 import { AuthService, type BootstrapResult } from "./services/auth.js";
@@ -74,6 +77,9 @@ export interface StartOptions {
   deferProvisioning?: boolean;
 }
 
+/** How long open responses may take to finish when the control plane stops. */
+const CLOSE_GRACE_MS = 5_000;
+
 /** The composition root: storage (SQLite file or PostgreSQL), services, provisioner and HTTP from one config. */
 export async function createControlPlane(
   config: ControlPlaneConfig,
@@ -88,7 +94,15 @@ export async function createControlPlane(
       })
     : await openSqliteStorage(config.dataDir, box);
   try {
-    const auth = new AuthService(storage.tenants);
+    const isolation = options.agentCommand
+      ? workspaceIsolation(config, options.processEnv ?? {}, logger, true, options.agentCommand)
+      : null;
+    // The database and the secrets key are the control plane's alone (workspace users included).
+    (isolation ?? workspaceIsolation(config, {}, logger, false)).protectDataDir();
+    const auth = new AuthService(storage.tenants, (err) =>
+      logger.warn({ err }, "could not record an API key's last use"),
+    );
+    const access = new AccessService(storage.tenants, auth);
     const bootstrap = await auth.bootstrap(config.bootstrapApiKey, new Date().toISOString());
     const deploymentsDir = path.join(config.dataDir, "deployments");
     const provisioner = new Provisioner(storage, deploymentsDir, logger);
@@ -96,22 +110,29 @@ export async function createControlPlane(
     const integrations = new IntegrationService(config.gitHosts);
     const agentUrls = new AgentUrls(config.publicUrl ?? `http://${config.host}:${config.port}`);
     const templates = options.templates ?? bundledTemplates();
-    const runtime = options.agentCommand
-      ? new LocalRuntime({
-          deploymentsDir,
-          objectsDir: path.join(config.dataDir, "objects"),
-          agentCommand: options.agentCommand,
-          env: baseEnvironment(options.processEnv ?? {}),
-          buildTimeoutMs: config.buildTimeoutMs,
-          deployTimeoutMs: config.deployTimeoutMs,
-          drainGraceMs: config.drainGraceMs,
-          archiveLimits: config.archiveLimits,
-          keepBuilds: 2,
-          templates,
-          repoUrlProblem: (url, integrationId) => integrations.repoUrlProblem(url, integrationId),
-          logger,
-        })
-      : null;
+    const runtime =
+      options.agentCommand && isolation
+        ? new LocalRuntime({
+            isolation,
+            deploymentsDir,
+            objectsDir: path.join(config.dataDir, "objects"),
+            agentCommand: options.agentCommand,
+            env: baseEnvironment(options.processEnv ?? {}),
+            buildTimeoutMs: config.buildTimeoutMs,
+            deployTimeoutMs: config.deployTimeoutMs,
+            drainGraceMs: config.drainGraceMs,
+            archiveLimits: config.archiveLimits,
+            keepBuilds: 2,
+            templates,
+            repoUrlProblem: (url, integrationId) => integrations.repoUrlProblem(url, integrationId),
+            repoUrlTrusted: (url, integrationId) => integrations.trustsUrl(url, integrationId),
+            logger,
+          })
+        : null;
+    const metrics = new ControlPlaneMetrics({
+      revisionsByStatus: () => storage.revisions.countByStatus(),
+      agentProcesses: () => runtime?.agentCount() ?? 0,
+    });
     if (runtime) {
       provisioner.useWorker(
         new RevisionWorker(
@@ -121,6 +142,7 @@ export async function createControlPlane(
           (id) => agentUrls.of(id),
           logger,
           () => provisioner.kick(),
+          metrics,
         ),
       );
     }
@@ -137,10 +159,12 @@ export async function createControlPlane(
       integrations,
       pushWatcher,
       gateway: new AgentGateway(storage.deployments, runtime),
+      metrics,
       templates,
       config,
       logger,
       auth,
+      access,
       deployments,
       revisions,
       projects: storage.projects,
@@ -173,7 +197,11 @@ export async function createControlPlane(
       exampleDeployment: example,
       close() {
         closing ??= (async () => {
+          // Open responses (a proxied agent stream can last as long as a run) get a few seconds,
+          // then are cut: a shutdown must not wait for a client (issue 11).
+          const cut = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
           await app.close();
+          clearTimeout(cut);
           await pushWatcher.stop();
           await provisioner.stop();
           await storage.close();

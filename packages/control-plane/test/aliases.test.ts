@@ -1,7 +1,7 @@
 // The real service's field names are accepted as input and stored under the canonical names.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { normalizeAliases } from "../src/schemas/aliases.js";
+import { normalizeAliases, realSourceConfig, vocabularyOf } from "../src/schemas/aliases.js";
 
 describe("input aliases", () => {
   it("renames sources, langgraph_config_path, redis_* and k8s_namespace", () => {
@@ -49,5 +49,27 @@ describe("input aliases", () => {
     for (const odd of [null, 1, "x", [1], { source_config: [1] }, { source_revision_config: null }]) {
       assert.deepEqual(normalizeAliases(odd), odd);
     }
+  });
+
+  it("detects the vocabulary of a body and renders resource_spec and listener_config back in the real names", () => {
+    assert.equal(vocabularyOf({ source: "repo_host" }), "neutral");
+    assert.equal(vocabularyOf({ source: "internal_template" }), "neutral");
+    assert.equal(vocabularyOf({ source: "external_docker" }), "real");
+    assert.equal(vocabularyOf({ source_config: { listener_config: { k8s_namespace: "n" } } }), "real");
+    assert.equal(vocabularyOf({ source_config: { resource_spec: { redis_cpu: 1 } } }), "real");
+    assert.equal(vocabularyOf({ source_revision_config: { langgraph_config_path: "g" } }), "real");
+    assert.equal(vocabularyOf(null), "neutral");
+    assert.deepEqual(
+      realSourceConfig({
+        repo_url: null,
+        resource_spec: { cache_cpu: 1, cache_memory_limit_mb: 2, cpu: 1 },
+        listener_config: { cluster_namespace: "ns" },
+      }),
+      {
+        repo_url: null,
+        resource_spec: { redis_cpu: 1, redis_memory_limit_mb: 2, cpu: 1 },
+        listener_config: { k8s_namespace: "ns" },
+      },
+    );
   });
 });

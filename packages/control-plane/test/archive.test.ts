@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { makeTarGz, makeTempDir, type RawEntry } from "@berth/testkit";
+import { makeTarGz, makeTempDir, type RawEntry } from "@berth-platform/testkit";
 import { ArchiveRejectedError, extractSourceArchive } from "../src/runtime/local/archive.js";
 
 const LIMITS = { maxBytes: 1024 * 1024, maxEntries: 100, maxDepth: 8 };
@@ -104,6 +104,42 @@ describe("extractSourceArchive", () => {
       ],
       /through the symbolic link link/,
     );
+  });
+
+  it("resolves symbolic link chains through the archive's own links (issue 11 item 8)", async () => {
+    // Lexically `d1/up/..` is `d1`, but `d1/up` is a link to `..`: on disk it leads outside.
+    const chain = [
+      { path: "d1/", type: "Directory" as const },
+      { path: "d1/up", type: "SymbolicLink" as const, linkpath: ".." },
+      { path: "esc", type: "SymbolicLink" as const, linkpath: "d1/up/.." },
+    ];
+    await rejects(chain, /through other links/);
+    // The same chain with the escaping link first (it only escapes once the later one exists).
+    await rejects([chain[2], chain[0], chain[1]] as RawEntry[], /through other links/);
+    await rejects(
+      [
+        { path: "a", type: "SymbolicLink", linkpath: "b" },
+        { path: "b", type: "SymbolicLink", linkpath: "a/x" },
+      ],
+      /loops/,
+    );
+    await rejects(
+      [
+        { path: "d/", type: "Directory" },
+        { path: "d/f.txt", content: "x" },
+        { path: "s", type: "SymbolicLink", linkpath: "d" },
+        { path: "h", type: "Link", linkpath: "s/f.txt" },
+      ],
+      /through the symbolic link s/,
+    );
+    // Links that stay inside are fine.
+    await extract([
+      { path: "d/", type: "Directory" },
+      { path: "d/f.txt", content: "x" },
+      { path: "d/up", type: "SymbolicLink", linkpath: ".." },
+      { path: "l", type: "SymbolicLink", linkpath: "d/f.txt" },
+    ]);
+    assert.equal(fs.readFileSync(path.join(dest, "l"), "utf8"), "x");
   });
 
   it("refuses hard links out of the tree", async () => {

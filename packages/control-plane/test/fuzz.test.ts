@@ -1,6 +1,13 @@
 // 5,000+ malformed or hostile requests: every answer is a 4xx (or a 2xx), never a 5xx.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import {
+  malformedBody,
+  mutate as mutateAny,
+  pick as pickOne,
+  routesOf,
+  prng as seeded,
+} from "@berth-platform/testkit";
 import { ADMIN_KEY, externalBody, repoBody, usePlane } from "./helpers.js";
 
 const plane = usePlane();
@@ -169,5 +176,72 @@ describe("fuzz", () => {
     }
     assert.equal(count, 5200);
     assert.ok((statuses.get(422) ?? 0) > 100 && (statuses.get(400) ?? 0) > 10, JSON.stringify([...statuses]));
+  });
+
+  it("every route of the control plane: 5,000+ malformed requests, none answered ≥ 500 (issue 11)", async () => {
+    const rand = seeded(20261124);
+    const app = plane().plane.app;
+    const routes = routesOf(app.printRoutes({ commonPrefix: false }));
+    assert.ok(routes.length >= 30, `routes found: ${routes.length}`);
+    if (process.env.BERTH_PRINT_ROUTES) console.log(routes.map((r) => `${r.method} ${r.path}`).join("\n"));
+    const seed = await plane().call({
+      method: "POST",
+      url: "/v2/deployments",
+      payload: externalBody("fuzz-all"),
+    });
+    const d = seed.json() as { id: string; latest_revision_id: string };
+    const ids: Record<string, string[]> = {
+      deployment_id: [d.id, d.id, "00000000-0000-4000-8000-000000000000", "%00", "x".repeat(300)],
+      revision_id: [d.latest_revision_id, "00000000-0000-4000-8000-000000000000", "..%2f"],
+    };
+    const templates: Array<Record<string, unknown>> = [
+      externalBody("fuzz-c"),
+      repoBody("fuzz-d"),
+      { secrets: [{ name: "A", value: "b" }], source_config: { resource_spec: {} } },
+      { name: "listener", compute_type: "k8s", compute_config: { k8s_namespace: "n" } },
+      { ref: "refs/heads/main", repository: { clone_url: "https://g/x" } },
+    ];
+    const extra = ["extra", "id", "tenant_id", "status", "__proto__", "name", "secrets", "metadata"];
+    const statuses = new Map<number, number>();
+    const perRoute = new Map<string, number>();
+    const total = Math.max(5_000, routes.length * 130);
+    for (let i = 0; i < total; i += 1) {
+      const route = routes[i % routes.length] as { method: string; path: string };
+      const path = route.path
+        .replace(/:([a-z_]+)/g, (_m, name: string) =>
+          route.method === "DELETE" || route.path.startsWith("/agents")
+            ? pickOne(rand, ["00000000-0000-4000-8000-000000000000", "%00", "zz"])
+            : pickOne(rand, ids[name] ?? ["00000000-0000-4000-8000-000000000000", "x", "%FF"]),
+        )
+        .replace(/\/?\*$/, `/${pickOne(rand, ["ok", "threads/search", "%2e%2e/%2e%2e/etc/passwd", ""])}`);
+      const query =
+        rand() < 0.3 ? `?${pickOne(rand, ["limit=-1", "offset=1e99", "status=%FF", "a[b]=c", "x=%00"])}` : "";
+      const body =
+        rand() < 0.2 ? malformedBody(rand) : JSON.stringify(mutateAny(rand, pickOne(rand, templates), extra));
+      const headers: Record<string, string> = {
+        "x-api-key": rand() < 0.95 ? ADMIN_KEY : "nope",
+        "content-type": pickOne(rand, [
+          "application/json",
+          "application/json",
+          "text/plain",
+          "application/gzip",
+        ]),
+      };
+      const res = await app.inject({
+        method: route.method as "GET",
+        url: `${path}${query}`,
+        headers,
+        ...(route.method === "GET" ? {} : { payload: body }),
+      });
+      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+      const key = `${route.method} ${route.path}`;
+      perRoute.set(key, (perRoute.get(key) ?? 0) + 1);
+      assert.ok(
+        res.statusCode < 500,
+        `${key} (${path}) → ${res.statusCode}: ${res.body.slice(0, 300)} for ${body.slice(0, 200)}`,
+      );
+    }
+    assert.equal(perRoute.size, routes.length, "every route was exercised");
+    assert.ok(total >= 5_000);
   });
 });

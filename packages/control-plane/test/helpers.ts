@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { after, before } from "node:test";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import pino from "pino";
 import { parseControlPlaneConfig } from "../src/config.js";
@@ -50,8 +50,9 @@ export function usePlane(env: Record<string, string> = {}): () => TestPlane {
  */
 export async function openPlane(
   env: Record<string, string> = {},
+  storage: string | undefined = process.env.BERTH_TEST_STORAGE,
 ): Promise<{ plane: TestPlane; close(): Promise<void> }> {
-  const postgres = await testDatabase();
+  const postgres = await testDatabase(storage);
   const temp = makeTempDir("berth-cp-");
   const logs: string[] = [];
   const logger = pino({ level: "debug" }, { write: (line: string) => void logs.push(line) });
@@ -93,8 +94,10 @@ export async function openPlane(
 }
 
 /** The PostgreSQL schema a test plane uses (BERTH_TEST_STORAGE=postgres), or undefined: SQLite. */
-async function testDatabase(): Promise<{ root: string; name: string; url: string } | undefined> {
-  if (process.env.BERTH_TEST_STORAGE !== "postgres") return undefined;
+async function testDatabase(
+  storage: string | undefined,
+): Promise<{ root: string; name: string; url: string } | undefined> {
+  if (storage !== "postgres") return undefined;
   if (!TEST_DATABASE_URL) throw new Error("BERTH_TEST_STORAGE=postgres needs DATABASE_URL");
   return { root: TEST_DATABASE_URL, ...(await freshSchema(TEST_DATABASE_URL)) };
 }

@@ -20,7 +20,7 @@ const post = (body: unknown) => t.call({ method: "POST", url: "/v2/deployments",
 const get = (id: string) => t.call({ method: "GET", url: `/v2/deployments/${id}` });
 
 describe("POST /v2/deployments", () => {
-  it("201 with the deployment in canonical names; the first revision is latest", async () => {
+  it("201 with the deployment in the names it was sent in (real ones here); the first revision is latest", async () => {
     const res = await post({
       name: "created-one",
       source: "github",
@@ -30,9 +30,9 @@ describe("POST /v2/deployments", () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     const d = res.json();
-    assert.equal(d.source, "repo_host");
-    assert.equal(d.source_revision_config.graph_config_path, "langgraph.json");
-    assert.equal("langgraph_config_path" in d.source_revision_config, false);
+    assert.equal(d.source, "github");
+    assert.equal(d.source_revision_config.langgraph_config_path, "langgraph.json");
+    assert.equal("graph_config_path" in d.source_revision_config, false);
     assert.equal(d.status, "AWAITING_DATABASE");
     assert.match(d.id, /^[0-9a-f-]{36}$/);
     assert.match(d.tenant_id, /^[0-9a-f-]{36}$/);

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after } from "node:test";
 import { pathToFileURL } from "node:url";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import type { Deployment, Revision } from "../src/domain/types.js";
 import { type TestPlane, waitFor } from "./helpers.js";
 

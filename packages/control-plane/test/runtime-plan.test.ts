@@ -4,15 +4,18 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import { planCreate } from "../src/domain/deployment.js";
+import { normalizeResourceSpec } from "../src/domain/resource-spec.js";
 import { planAgentProcess } from "../src/runtime/local/agent-process.js";
 import { buildKey } from "../src/runtime/local/build-key.js";
 import { detectInstallCommand } from "../src/runtime/local/commands.js";
 import { agentEnvironment, baseEnvironment } from "../src/runtime/local/environment.js";
 import { fullRef, shaFromLsRemote } from "../src/runtime/local/git.js";
+import { planLocalResources } from "../src/runtime/local/resources.js";
 import { parseServerLine } from "../src/runtime/local/server-log.js";
 import { DeploymentCreateRequest } from "../src/schemas/requests.js";
+import { ResourceSpecInput } from "../src/schemas/resource-spec.js";
 
 function sample(secrets: Array<{ name: string; value: string }> = []) {
   let n = 0;
@@ -39,6 +42,7 @@ describe("planAgentProcess", () => {
       port: 4321,
       env: { PATH: "/usr/bin", GREETING: "hi" },
       logFile: "/data/deployments/d/logs/r.log",
+      token: "t0ken",
     });
     assert.equal(plan.command, "/usr/bin/node");
     assert.deepEqual(plan.args, [
@@ -53,10 +57,16 @@ describe("planAgentProcess", () => {
       "--data-dir",
       "/data/deployments/d/data",
       "--wait-for-lock",
+      "--no-watch",
+      "--log-format",
+      "json",
     ]);
     assert.equal(plan.cwd, "/data/deployments/d/builds/k/src");
     assert.equal(plan.env.GREETING, "hi");
     assert.equal(plan.env.BERTH_LOG_LEVEL, "info");
+    // The credential the proxy sends; never on the command line (ps shows it to every user).
+    assert.equal(plan.env.BERTH_AGENT_TOKEN, "t0ken");
+    assert.ok(!plan.args.some((arg) => arg.includes("t0ken")));
     assert.throws(() =>
       planAgentProcess({
         ...{ agentCommand: [] },
@@ -65,6 +75,7 @@ describe("planAgentProcess", () => {
         port: 1,
         env: {},
         logFile: "",
+        token: "",
       }),
     );
   });
@@ -161,5 +172,52 @@ describe("parseServerLine", () => {
       message: "  Berth agent server listening",
     });
     assert.equal(parseServerLine("{not json").level, "INFO");
+  });
+
+  it("keeps stderr's level: plain lines are errors, Node's warnings warnings, pino JSON its own", () => {
+    assert.equal(parseServerLine("Error: crash-on-import", "stderr").level, "ERROR");
+    assert.equal(parseServerLine("    at file:///src/graph.ts:3:9", "stderr").level, "ERROR");
+    assert.equal(parseServerLine("(node:12) ExperimentalWarning: x", "stderr").level, "WARNING");
+    assert.equal(parseServerLine('{"level":30,"msg":"fine"}', "stderr").level, "INFO");
+  });
+});
+
+describe("planLocalResources (issue 13)", () => {
+  it("applies the memory limit as a heap limit and names every field this runtime ignores", () => {
+    const spec = normalizeResourceSpec(
+      ResourceSpecInput.parse({ memory_mb: 1024, min_scale: 2, max_scale: 3 }),
+    );
+    const planned = planLocalResources(spec);
+    assert.equal(planned.heapMb, 1536, "75 % of memory_limit_mb (2 × memory_mb by default)");
+    assert.match(planned.summary, /memory_limit_mb=2048 applied as a 1536 MB heap limit/);
+    assert.match(planned.summary, /Ignored by the local runtime .*min_scale=2, max_scale=3, cpu=1/);
+    const ignoredPart = planned.summary.split("Ignored")[1] ?? "";
+    assert.doesNotMatch(
+      ignoredPart,
+      /[:,] memory_(limit_)?mb=/,
+      "the applied fields are not listed as ignored",
+    );
+    assert.deepEqual(planLocalResources(null), {
+      heapMb: null,
+      summary: "No resource_spec: Node's default heap limit.",
+    });
+  });
+
+  it("passes the heap limit through NODE_OPTIONS, after the user's own", () => {
+    const input = {
+      agentCommand: ["/usr/bin/node", "/opt/berth/bin/berth.js", "dev"],
+      graphConfigPath: "/d/src/graph.json",
+      dataDir: "/d/data",
+      port: 1,
+      logFile: "/d/logs/r.log",
+      token: "t",
+      heapMb: 1536,
+    };
+    assert.equal(planAgentProcess({ ...input, env: {} }).env.NODE_OPTIONS, "--max-old-space-size=1536");
+    assert.equal(
+      planAgentProcess({ ...input, env: { NODE_OPTIONS: "--enable-source-maps" } }).env.NODE_OPTIONS,
+      "--enable-source-maps --max-old-space-size=1536",
+    );
+    assert.equal(planAgentProcess({ ...input, heapMb: null, env: {} }).env.NODE_OPTIONS, undefined);
   });
 });

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, it } from "node:test";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import { loadSecretsKey, SecretBox } from "../src/secrets/box.js";
 
 describe("SecretBox", () => {

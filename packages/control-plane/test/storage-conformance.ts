@@ -28,8 +28,10 @@ export function storageConformance(
 
     it("reads are tenant-scoped and round-trip every field, secrets included", async () => {
       const f = fixture(tenantA, "round-trip");
-      await storage.deployments.create(f.deployment, f.revision, f.project);
-      assert.deepEqual(await storage.deployments.get(tenantA, f.deployment.id), f.deployment);
+      // The real service's vocabulary (issue 13) is the non-default value: it must come back.
+      const deployment: Deployment = { ...f.deployment, vocabulary: "real" };
+      await storage.deployments.create(deployment, f.revision, f.project);
+      assert.deepEqual(await storage.deployments.get(tenantA, f.deployment.id), deployment);
       assert.equal(await storage.deployments.get(tenantB, f.deployment.id), undefined);
       assert.deepEqual(await storage.revisions.get(tenantA, f.deployment.id, f.revision.id), f.revision);
       assert.equal(await storage.revisions.get(tenantB, f.deployment.id, f.revision.id), undefined);

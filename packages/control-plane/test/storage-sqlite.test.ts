@@ -1,6 +1,6 @@
 // The storage contract on the SQLite adapter.
 import { randomBytes } from "node:crypto";
-import { makeTempDir } from "@berth/testkit";
+import { makeTempDir } from "@berth-platform/testkit";
 import { SecretBox } from "../src/secrets/box.js";
 import { openSqliteStorage } from "../src/storage/sqlite/index.js";
 import { storageConformance } from "./storage-conformance.js";

@@ -1,4 +1,12 @@
+export { embeddedIpv4, ipv6Bytes, PrivateAddressGuard } from "./address-policy.js";
 export { DataDirBusyError, type DataDirLock, lockDataDir, waitForDataDirLock } from "./data-dir-lock.js";
+export {
+  capConnections,
+  type HttpLimits,
+  httpLimitOptions,
+  jsonDepthExceeds,
+  MAX_JSON_DEPTH,
+} from "./http-limits.js";
 export { type ListenOptions, listenWithFallback } from "./listen.js";
 export { migrateToLatest, openSqliteFile } from "./sqlite.js";
 export { cacheStatements } from "./statement-cache.js";

@@ -1,3 +1,4 @@
+export { malformedBody, mutate, ODD_VALUES, pick, prng, type RouteInfo, routesOf } from "./fuzz.js";
 export { repoRoot } from "./paths.js";
 export { type SpawnedServer, spawnBerth } from "./spawn.js";
 export { makeTarGz, packDirectory, type RawEntry } from "./tarball.js";

@@ -22,7 +22,11 @@ export function spawnBerth(
   options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
 ): Promise<SpawnedServer> {
   const bin = path.join(repoRoot, "packages/cli/bin/berth.js");
-  const child = spawn(process.execPath, [bin, ...args], {
+  // Tests start one server process they can signal and kill: `berth dev` without its file watcher
+  // (a supervisor in front), unless the test is about watching.
+  const watchChosen = args.includes("--watch") || args.includes("--no-watch") || args.includes("--check");
+  const argv = args[0] === "dev" && !watchChosen ? [...args, "--no-watch"] : args;
+  const child = spawn(process.execPath, [bin, ...argv], {
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, BERTH_LOG_LEVEL: "warn", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -5,7 +5,7 @@ import type {
   RunCreateStateful,
   RunKwargs,
   StreamMode,
-} from "@berth/schemas";
+} from "@berth-platform/schemas";
 import type { NewRun } from "../storage/types.js";
 
 /** Who is creating the run (the custom-auth issue fills this from the authenticated user). */
@@ -32,6 +32,18 @@ export interface RunRecordInput {
   nowMs: number;
 }
 
+/**
+ * `configurable` keys only the server writes (the official server drops them from what a client
+ * sends, with a warning, rather than refusing the request).
+ */
+const RESERVED_CONFIGURABLE = ["langgraph_auth_user", "langgraph_auth_user_id", "langgraph_auth_permissions"];
+
+function withoutReserved(configurable: JsonObject): JsonObject {
+  const out = { ...configurable };
+  for (const key of RESERVED_CONFIGURABLE) delete out[key];
+  return out;
+}
+
 function asObject(value: unknown): JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonObject) : {};
 }
@@ -43,16 +55,25 @@ function asObject(value: unknown): JsonObject {
 export function buildRunRecord(input: RunRecordInput): NewRun {
   const { body, assistant, threadConfig } = input;
   const requestConfig = asObject(body.config);
-  const configurable: JsonObject = {
+  const given = withoutReserved({
     ...asObject(assistant.config.configurable),
     ...asObject(threadConfig.configurable),
     ...asObject(requestConfig.configurable),
+  });
+  const authenticated = input.caller.permissions !== undefined;
+  const configurable: JsonObject = {
+    ...given,
     ...(input.caller.headers ?? {}),
-    ...(input.caller.permissions
-      ? { langgraph_auth_user_id: input.caller.userId, langgraph_auth_permissions: input.caller.permissions }
-      : {}),
+    // The identity custom auth established, in the official server's keys (empty without auth).
+    langgraph_auth_user: authenticated
+      ? { identity: input.caller.userId, permissions: input.caller.permissions ?? [], is_authenticated: true }
+      : null,
+    langgraph_auth_user_id: authenticated ? input.caller.userId : "",
+    langgraph_auth_permissions: input.caller.permissions ?? [],
     run_id: input.runId,
-    user_id: input.caller.userId,
+    // The caller's own user_id (request, then thread, then assistant) is kept, as the official
+    // server does; without one, the authenticated identity (or "").
+    user_id: typeof given.user_id === "string" ? given.user_id : input.caller.userId,
     graph_id: assistant.graph_id,
     thread_id: input.threadId,
     assistant_id: assistant.assistant_id,

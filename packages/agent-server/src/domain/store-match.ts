@@ -1,4 +1,4 @@
-import type { JsonObject } from "@berth/schemas";
+import type { JsonObject } from "@berth-platform/schemas";
 
 const OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"]);
 

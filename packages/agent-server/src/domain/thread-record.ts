@@ -1,4 +1,4 @@
-import type { JsonObject, Thread } from "@berth/schemas";
+import type { JsonObject, Thread } from "@berth-platform/schemas";
 
 /** A thread as it is created: idle, no values, no interrupts, empty config. */
 export function newThread(threadId: string, now: string, metadata: JsonObject = {}): Thread {

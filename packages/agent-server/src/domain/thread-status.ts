@@ -1,4 +1,4 @@
-import type { ThreadStatus } from "@berth/schemas";
+import type { ThreadStatus } from "@berth-platform/schemas";
 
 /** What is known about a thread once one of its runs has ended. */
 export interface ThreadStatusInput {

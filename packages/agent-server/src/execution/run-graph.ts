@@ -1,4 +1,4 @@
-import type { RunKwargs } from "@berth/schemas";
+import type { RunKwargs } from "@berth-platform/schemas";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Command } from "@langchain/langgraph";
 import { toWire } from "../domain/serialize.js";
@@ -24,13 +24,35 @@ export interface ThreadAfterRun {
   hasNext: boolean;
 }
 
+/**
+ * The API's snake_case config keys and LangGraph.js's names for them: the API takes what the
+ * Python server reads, LangGraph.js reads camelCase and ignores the rest.
+ */
+const CAMEL_CONFIG_KEYS: ReadonlyArray<readonly [snake: string, camel: string]> = [
+  ["recursion_limit", "recursionLimit"],
+  ["max_concurrency", "maxConcurrency"],
+  ["run_name", "runName"],
+  ["run_id", "runId"],
+];
+
+/** A run's recorded config in LangGraph.js's names (snake_case keys renamed, camelCase ones win). */
+export function toLangGraphConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...config };
+  for (const [snake, camel] of CAMEL_CONFIG_KEYS) {
+    if (!(snake in out)) continue;
+    if (out[camel] === undefined && out[snake] !== null) out[camel] = out[snake];
+    delete out[snake];
+  }
+  return out;
+}
+
 /** The LangGraph config of a run: its recorded config plus run-time facts. */
 export function runnableConfigFor(run: RunRecord, env: RunEnvironment): RunnableConfig {
   const { config, context } = run.kwargs;
   const configurable = { ...(config.configurable as Record<string, unknown>) };
   if (configurable.checkpoint_id === null) delete configurable.checkpoint_id;
   return {
-    ...(config as RunnableConfig),
+    ...(toLangGraphConfig(config) as RunnableConfig),
     configurable,
     metadata: {
       ...run.metadata,

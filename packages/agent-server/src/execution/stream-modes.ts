@@ -1,4 +1,4 @@
-import { type BaseMessage, isBaseMessage, isBaseMessageChunk } from "@langchain/core/messages";
+import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 import { toWire } from "../domain/serialize.js";
 
 /** One SSE event to publish. */
@@ -20,6 +20,14 @@ export function nativeModes(requested: readonly string[]): string[] {
   }
   if (modes.size === 0) modes.add("values");
   return [...modes];
+}
+
+/**
+ * A message chunk made by any copy of `@langchain/core`: duck-typed, because a project with its own
+ * `node_modules` makes chunks Berth's class identity (`BaseMessageChunk.isInstance`) rejects.
+ */
+function isChunk(message: BaseMessage): message is BaseMessage & { concat(other: unknown): BaseMessage } {
+  return typeof (message as { concat?: unknown }).concat === "function";
 }
 
 /**
@@ -59,8 +67,7 @@ export class StreamEventMapper {
     const previous = this.partial.get(id);
     if (!previous)
       out.push({ event: `messages/metadata${suffix}`, data: { [id]: { metadata: toWire(metadata) } } });
-    const accumulated =
-      previous && isBaseMessageChunk(previous) && isBaseMessageChunk(chunk) ? previous.concat(chunk) : chunk;
+    const accumulated = previous && isChunk(previous) && isChunk(chunk) ? previous.concat(chunk) : chunk;
     this.partial.set(id, accumulated);
     out.push({ event: `messages/partial${suffix}`, data: [toWire(accumulated)] });
     return out;

@@ -22,6 +22,12 @@ export async function importGraphExport(spec: GraphSpec): Promise<unknown> {
   } catch (error) {
     throw new GraphLoadError(spec, `importing it failed: ${(error as Error).stack ?? String(error)}`);
   }
+  // A CommonJS module (a `"type": "commonjs"` project) comes back as `{ default: module.exports }`
+  // when Node cannot see its named exports statically: look the export up there too.
+  const cjsExports = mod.default as Record<string, unknown> | null | undefined;
+  if (mod[spec.exportName] === undefined && typeof cjsExports === "object" && cjsExports !== null) {
+    if (cjsExports[spec.exportName] !== undefined) return cjsExports[spec.exportName];
+  }
   if (!(spec.exportName in mod) || mod[spec.exportName] === undefined) {
     const available = Object.keys(mod).join(", ") || "none";
     throw new GraphLoadError(spec, `it has no export "${spec.exportName}" (exports: ${available})`);

@@ -1,4 +1,4 @@
-import type { Assistant } from "@berth/schemas";
+import type { Assistant, JsonObject } from "@berth-platform/schemas";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { systemAssistantId } from "./assistant-id.js";
@@ -26,7 +26,8 @@ type Resolved =
   | { kind: "graph"; graph: RunnableGraph }
   | { kind: "factory"; factory: (config: RunnableConfig) => unknown };
 
-function isCompiled(value: unknown): value is RunnableGraph {
+/** Whether a value is a compiled graph (duck-typed: the project has its own LangGraph copy). */
+export function isCompiled(value: unknown): value is RunnableGraph {
   const v = value as Record<string, unknown> | null;
   return (
     typeof v === "object" &&
@@ -37,7 +38,8 @@ function isCompiled(value: unknown): value is RunnableGraph {
   );
 }
 
-function isUncompiled(value: unknown): value is { compile(options?: object): unknown } {
+/** Whether a value is a graph builder (has compile()). */
+export function isUncompiled(value: unknown): value is { compile(options?: object): unknown } {
   const v = value as Record<string, unknown> | null;
   return typeof v === "object" && v !== null && typeof v.compile === "function";
 }
@@ -45,6 +47,8 @@ function isUncompiled(value: unknown): value is { compile(options?: object): unk
 /** Loaded graphs by id, each running with the server's checkpointer; one registry per server. */
 export class GraphRegistry {
   private readonly graphs = new Map<string, { spec: GraphSpec; resolved: Resolved }>();
+  /** Graphs that did not load, with the reason: the others are served all the same. */
+  private readonly failures = new Map<string, { spec: GraphSpec; reason: string }>();
 
   constructor(
     private readonly checkpointer: unknown,
@@ -52,12 +56,38 @@ export class GraphRegistry {
     private readonly store?: unknown,
   ) {}
 
-  /** Imports every graph of the project; the first failure stops the start with a clear error. */
+  /**
+   * Imports every graph of the project. One that fails is recorded with its reason (start-up
+   * output, /info, and runs on it say why) and the others are served, as one broken graph must not
+   * take a whole project down.
+   */
   async loadAll(specs: readonly GraphSpec[]): Promise<void> {
     for (const spec of specs) {
-      const exported = await importGraphExport(spec);
-      this.graphs.set(spec.graphId, { spec, resolved: await this.resolve(spec, exported) });
+      try {
+        const exported = await importGraphExport(spec);
+        this.graphs.set(spec.graphId, { spec, resolved: await this.resolve(spec, exported) });
+      } catch (error) {
+        this.failures.set(spec.graphId, {
+          spec,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+      }
     }
+  }
+
+  /** Whether the project names this graph (loaded or not): its system assistant exists either way. */
+  inProject(graphId: string): boolean {
+    return this.graphs.has(graphId) || this.failures.has(graphId);
+  }
+
+  /** Why a graph of the project did not load, or undefined (loaded, or not in the project). */
+  failure(graphId: string): string | undefined {
+    return this.failures.get(graphId)?.reason;
+  }
+
+  /** Graphs that did not load, by id, with their reasons. */
+  get loadFailures(): Record<string, string> {
+    return Object.fromEntries([...this.failures].map(([id, f]) => [id, f.reason]));
   }
 
   private async resolve(spec: GraphSpec, exported: unknown): Promise<Resolved> {
@@ -96,7 +126,7 @@ export class GraphRegistry {
   /** The graph to run: factories are called with the run's config each time. */
   async getGraph(graphId: string, config: RunnableConfig): Promise<RunnableGraph> {
     const entry = this.graphs.get(graphId);
-    if (!entry) throw new Error(`Graph "${graphId}" is not loaded`);
+    if (!entry) throw new Error(this.failure(graphId) ?? `Graph "${graphId}" is not loaded`);
     if (entry.resolved.kind === "graph") return entry.resolved.graph;
     const made = await entry.resolved.factory(config);
     if (isCompiled(made)) return this.inject(made);
@@ -104,19 +134,29 @@ export class GraphRegistry {
     throw new GraphLoadError(entry.spec, "the factory did not return a compiled graph or a StateGraph");
   }
 
-  /** One system assistant per graph, with the official uuid5 id. */
-  systemAssistants(now: string): Assistant[] {
-    return [...this.graphs.values()].map(({ spec }) => ({
-      assistant_id: systemAssistantId(spec.graphId),
-      graph_id: spec.graphId,
-      config: {},
-      context: {},
-      metadata: { created_by: "system" },
-      name: spec.graphId,
-      description: spec.description,
-      version: 1,
-      created_at: now,
-      updated_at: now,
-    }));
+  /**
+   * One system assistant per graph of the project, with the official uuid5 id (failed graphs too,
+   * so a run on one is told why rather than that no assistant exists).
+   */
+  systemAssistants(
+    now: string,
+    graphConfigs: Readonly<Record<string, Record<string, unknown>>> = {},
+  ): Assistant[] {
+    return [...this.graphs.values(), ...this.failures.values()].map(({ spec }) => {
+      // `LANGGRAPH_CONFIG`'s entry for the graph: `context` to the context, the rest to the config.
+      const { context, ...config } = graphConfigs[spec.graphId] ?? {};
+      return {
+        assistant_id: systemAssistantId(spec.graphId),
+        graph_id: spec.graphId,
+        config: config as JsonObject,
+        context: (typeof context === "object" && context !== null ? context : {}) as JsonObject,
+        metadata: { created_by: "system" },
+        name: spec.graphId,
+        description: spec.description,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      };
+    });
   }
 }

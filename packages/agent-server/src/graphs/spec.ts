@@ -1,4 +1,5 @@
 import path from "node:path";
+import { type HttpCorsConfig, parseHttpCors } from "../http/cors.js";
 
 /** One graph of a project: where its module is and which export holds it. */
 export interface GraphSpec {
@@ -21,6 +22,8 @@ export interface GraphProjectConfig {
   dependencies: string[];
   /** Optional auth module (`auth.path`), kept for the custom-auth issue. */
   authPath: string | null;
+  /** `http.cors`: the server's CORS policy; null means open to every origin (the default). */
+  cors: HttpCorsConfig | null;
   nodeVersion: string | null;
 }
 
@@ -81,6 +84,8 @@ export function parseGraphConfig(json: unknown, configPath: string): GraphProjec
   const nodeVersion = raw.node_version;
   if (nodeVersion !== undefined && typeof nodeVersion !== "string") fail('"node_version" must be a string');
 
+  const cors = parseHttpCors(raw.http, fail);
+
   return {
     configPath,
     projectDir,
@@ -88,6 +93,7 @@ export function parseGraphConfig(json: unknown, configPath: string): GraphProjec
     env,
     dependencies: dependencies as string[],
     authPath,
+    cors,
     nodeVersion: (nodeVersion as string | undefined) ?? null,
   };
 }

@@ -157,7 +157,7 @@ export function registerCustomAuth(
       if (!assistant) return;
       const filters = await auth.authorize(event, user, { assistant_id: assistant.assistant_id, ...body });
       if (filters && !matchesAuthFilters(assistant.metadata, filters)) {
-        throw new NotFoundError(`Assistant ${params.assistant_id} not found`);
+        throw new NotFoundError("Assistant not found");
       }
       return;
     }

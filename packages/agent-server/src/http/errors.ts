@@ -1,3 +1,4 @@
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@berth-platform/server-kit";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { DomainError } from "../errors.js";
@@ -62,6 +63,12 @@ export function registerJsonParsing(app: FastifyInstance): void {
     { parseAs: "string" },
     (request, body, done) => {
       if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+      if (jsonDepthExceeds(body as string)) {
+        return done(
+          Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 422 }),
+          undefined,
+        );
+      }
       parseJson(request, body as string, done);
     },
   );

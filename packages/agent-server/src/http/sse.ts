@@ -30,6 +30,8 @@ export function openSse(
     connection: "keep-alive",
     "x-accel-buffering": "no",
     "access-control-expose-headers": "content-location, location, x-pagination-total",
+    // Headers set before the hijack (CORS) would otherwise be lost.
+    ...(reply.getHeaders() as Record<string, string>),
     ...headers,
   });
   res.flushHeaders();

@@ -1,4 +1,4 @@
-import { RunCreateStateful } from "@berth/schemas";
+import { RunCreateStateful } from "@berth-platform/schemas";
 import type { Logger } from "pino";
 import { nextOccurrence } from "../domain/cron-schedule.js";
 import type { RunService } from "../services/runs.js";

@@ -1,4 +1,4 @@
-import type { MultitaskStrategy } from "@berth/schemas";
+import type { MultitaskStrategy } from "@berth-platform/schemas";
 
 /** A run that is pending or running on the thread a new run targets. */
 export interface ActiveRun {

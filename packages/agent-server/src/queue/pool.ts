@@ -87,6 +87,8 @@ export class RunQueue {
 
   private launch(claim: ClaimedRun): void {
     const controller = new AbortController();
+    // A claim that was in flight when the drain began: not executed, handed back with the rest.
+    if (this.stopping) controller.abort("shutdown");
     const done = this.deps
       .execute(claim, controller)
       .catch((error: unknown) =>
@@ -124,22 +126,43 @@ export class RunQueue {
     }
   }
 
-  /**
-   * Stops taking work, lets running runs finish for up to `graceMs`, then stops the rest and hands
-   * them back to the queue (not counted as an attempt) for the next start.
-   */
-  async stop(graceMs: number): Promise<void> {
+  /** Stops claiming runs at once (the drain's first step); running runs go on. */
+  stopClaiming(): void {
     this.stopping = true;
     this.unsubscribe?.();
     for (const timer of this.timers) clearInterval(timer);
     clearTimeout(this.delayedTimer);
+  }
+
+  /**
+   * Stops taking work, lets running runs finish for up to `graceMs`, then aborts the rest and hands
+   * them back to the queue (not counted as an attempt) for the next start. A run whose graph
+   * ignores the abort is handed back all the same after `abortWaitMs`: its fenced writes can no
+   * longer land, and the caller may exit (steps it checkpointed are kept).
+   */
+  async stop(graceMs: number, abortWaitMs = ABORT_WAIT_MS): Promise<void> {
+    this.stopClaiming();
     const all = () => Promise.all([...this.active.values()].map((a) => a.done));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([all(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
+    await raceTimeout(all(), graceMs);
     for (const { controller } of this.active.values()) controller.abort("shutdown");
-    await all();
+    await raceTimeout(all(), abortWaitMs);
     const released = await this.deps.runs.release(this.owner);
     if (released.length) this.deps.logger.info({ runs: released }, "runs handed back to the queue");
+    if (this.active.size) {
+      this.deps.logger.warn(
+        { runs: [...this.active.keys()] },
+        "runs ignored their abort; handed back anyway",
+      );
+    }
   }
+}
+
+/** How long aborted runs get to stop before they are handed back regardless. */
+const ABORT_WAIT_MS = 2_000;
+
+/** Waits for `promise` at most `ms`. */
+async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

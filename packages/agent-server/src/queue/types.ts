@@ -1,4 +1,4 @@
-import type { RunStatus } from "@berth/schemas";
+import type { RunStatus } from "@berth-platform/schemas";
 
 /** How a run ended, as its waiters learn it. `values` are the thread's values after the run. */
 export interface RunOutcome {

@@ -77,12 +77,12 @@ export async function processRun(
       };
     };
 
-    // A re-attempt whose input already reached a checkpoint resumes from there: applying the input
-    // again would duplicate it, and finished supersteps are not executed twice.
+    // A run whose input already reached a checkpoint resumes from there: applying the input again
+    // would duplicate it, and finished supersteps are not executed twice. That is a re-attempt
+    // after a crash, or a run a shutdown handed back (same attempt number) after some steps.
     const resume =
-      run.attempt > 1 &&
       (await graph.getState({ configurable: { thread_id: run.thread_id } })).metadata?.["run_id" as never] ===
-        run.run_id;
+      run.run_id;
     let completion: Omit<RunCompletion, "runId" | "token">;
     try {
       controller.signal.throwIfAborted();

@@ -1,4 +1,10 @@
-import type { Assistant, AssistantCreate, AssistantPatch, AssistantSearch, JsonObject } from "@berth/schemas";
+import type {
+  Assistant,
+  AssistantCreate,
+  AssistantPatch,
+  AssistantSearch,
+  JsonObject,
+} from "@berth-platform/schemas";
 import { v4 as uuidv4 } from "uuid";
 import { NotFoundError } from "../errors.js";
 import { systemAssistantId } from "../graphs/assistant-id.js";
@@ -14,13 +20,24 @@ export class AssistantService {
   ) {}
 
   private idOf(idOrGraph: string): string {
-    return this.registry.has(idOrGraph) ? systemAssistantId(idOrGraph) : idOrGraph.toLowerCase();
+    return this.registry.inProject(idOrGraph) ? systemAssistantId(idOrGraph) : idOrGraph.toLowerCase();
   }
 
-  /** Resolves a uuid or a graph id to an assistant, or throws 404. */
+  /** Resolves a uuid or a graph id to an assistant, or throws 404 (the official JS server's words). */
   async get(idOrGraph: string): Promise<Assistant> {
     const assistant = await this.assistants.get(this.idOf(idOrGraph));
-    if (!assistant) throw new NotFoundError(`Assistant ${idOrGraph} not found`);
+    if (!assistant) throw new NotFoundError("Assistant not found");
+    return assistant;
+  }
+
+  /** The assistant a run or cron names, or 404 in the official servers' words for that case. */
+  async forRun(idOrGraph: string): Promise<Assistant> {
+    const assistant = await this.assistants.get(this.idOf(idOrGraph));
+    if (!assistant) {
+      throw new NotFoundError(
+        `No assistant found for "${idOrGraph}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`,
+      );
+    }
     return assistant;
   }
 
@@ -50,13 +67,13 @@ export class AssistantService {
       Object.entries(body).filter(([, value]) => value !== undefined && value !== null),
     );
     const updated = await this.assistants.patch(this.idOf(idOrGraph), changes);
-    if (!updated) throw new NotFoundError(`Assistant ${idOrGraph} not found`);
+    if (!updated) throw new NotFoundError("Assistant not found");
     return updated;
   }
 
   async delete(idOrGraph: string): Promise<string> {
     const id = this.idOf(idOrGraph);
-    if (!(await this.assistants.delete(id))) throw new NotFoundError(`Assistant ${idOrGraph} not found`);
+    if (!(await this.assistants.delete(id))) throw new NotFoundError("Assistant not found");
     return id;
   }
 

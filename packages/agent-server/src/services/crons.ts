@@ -6,8 +6,8 @@ import type {
   CronSearch,
   JsonObject,
   ThreadCronCreate,
-} from "@berth/schemas";
-import { RunCreateStateful } from "@berth/schemas";
+} from "@berth-platform/schemas";
+import { RunCreateStateful } from "@berth-platform/schemas";
 import { v7 as uuidv7 } from "uuid";
 import { nextOccurrence, validateSchedule } from "../domain/cron-schedule.js";
 import { NotFoundError, ValidationError } from "../errors.js";
@@ -90,7 +90,7 @@ export class CronService {
     threadId: string | null,
     onRunCompleted: CronRecord["on_run_completed"],
   ): Promise<Cron> {
-    const assistant = await this.assistants.get(body.assistant_id);
+    const assistant = await this.assistants.forRun(body.assistant_id);
     const timezone = body.timezone ?? DEFAULT_TIMEZONE;
     validateSchedule(body.schedule, timezone);
     const now = new Date();

@@ -1,4 +1,4 @@
-import type { Run } from "@berth/schemas";
+import type { Run } from "@berth-platform/schemas";
 import type { RunRecord } from "../storage/types.js";
 
 /** The wire form of a run: the record without the queue's bookkeeping. */

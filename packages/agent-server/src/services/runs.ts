@@ -4,7 +4,7 @@ import type {
   RunCreateStateful,
   RunCreateStateless,
   RunStatus,
-} from "@berth/schemas";
+} from "@berth-platform/schemas";
 import { v7 as uuidv7 } from "uuid";
 import { buildRunRecord, type RunCaller } from "../domain/run-record.js";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
@@ -78,7 +78,9 @@ export class RunService {
     hooks: CreateHooks,
   ): Promise<RunRecord> {
     const { runs, threads, signals, registry, broker } = this.deps;
-    const assistant = await this.deps.assistants.get(body.assistant_id);
+    const assistant = await this.deps.assistants.forRun(body.assistant_id);
+    const failure = registry.failure(assistant.graph_id);
+    if (failure) throw new ValidationError(`The graph of this assistant did not load. ${failure}`);
     if (!registry.has(assistant.graph_id)) {
       throw new NotFoundError(
         `Graph ${assistant.graph_id} of assistant ${assistant.assistant_id} is not deployed here`,

@@ -1,4 +1,4 @@
-import type { StoreItem, StoreListNamespaces, StorePut, StoreSearch } from "@berth/schemas";
+import type { StoreItem, StoreListNamespaces, StorePut, StoreSearch } from "@berth-platform/schemas";
 import type { Logger } from "pino";
 import type { ItemStore } from "../storage/types.js";
 

@@ -106,11 +106,11 @@ export class ThreadStateService {
       throw new ConflictError(`Thread ${threadId} is busy: a run is pending or running`);
     }
     const target = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : null);
-    const config = await graph.updateState(
-      checkpointConfig(threadId, target),
-      body.values ?? null,
-      body.as_node ?? undefined,
-    );
+    const config = await graph
+      .updateState(checkpointConfig(threadId, target), body.values ?? null, body.as_node ?? undefined)
+      .catch((error: unknown) => {
+        throw invalidUpdate(error) ?? error;
+      });
     const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
     await this.threads.setState(threadId, {
       values: toWire(snapshot.values) ?? null,
@@ -127,4 +127,22 @@ export class ThreadStateService {
       },
     };
   }
+}
+
+/**
+ * LangGraph's refusals of an update that the request caused (an unknown `as_node`, values a channel
+ * cannot take, messages that are not messages) as a 422; judged by name and LangChain error code,
+ * since the graph may run on the project's own copy of LangGraph (other classes than Berth's).
+ */
+function invalidUpdate(error: unknown): ValidationError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { lc_error_code?: unknown }).lc_error_code;
+  const byRequest =
+    error.name === "InvalidUpdateError" ||
+    error.name === "EmptyInputError" ||
+    code === "INVALID_GRAPH_NODE_RETURN_VALUE" ||
+    code === "INVALID_CONCURRENT_GRAPH_UPDATE" ||
+    code === "MESSAGE_COERCION_FAILURE" ||
+    /MESSAGE_COERCION_FAILURE|Unable to coerce message/.test(error.message);
+  return byRequest ? new ValidationError(`Invalid state update: ${error.message.split("\n")[0]}`) : undefined;
 }

@@ -1,4 +1,4 @@
-import type { JsonObject, Thread, ThreadCount, ThreadCreate, ThreadSearch } from "@berth/schemas";
+import type { JsonObject, Thread, ThreadCount, ThreadCreate, ThreadSearch } from "@berth-platform/schemas";
 import { v7 as uuidv7 } from "uuid";
 import { newThread } from "../domain/thread-record.js";
 import { NotFoundError } from "../errors.js";
@@ -56,6 +56,28 @@ export class ThreadService {
     if (!(await this.threads.delete(threadId)))
       throw new NotFoundError(`Thread with ID ${threadId} not found`);
     await this.checkpoints.deleteThread(threadId);
+  }
+
+  /** Deletes every thread whose runs used the assistant (thread metadata `assistant_id`), as delete does. */
+  async deleteOfAssistant(assistantId: string): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const page = await this.threads.search({
+        metadata: { assistant_id: assistantId },
+        limit: 100,
+        offset: 0,
+        sortBy: "created_at",
+        sortOrder: "asc",
+      });
+      if (page.length === 0) return deleted;
+      for (const thread of page) {
+        await this.delete(thread.thread_id).catch((error: unknown) => {
+          // Deleted meanwhile by another request: nothing left to do for it.
+          if (!(error instanceof NotFoundError)) throw error;
+        });
+        deleted += 1;
+      }
+    }
   }
 
   /** A new thread with the same metadata, values and checkpoints. */

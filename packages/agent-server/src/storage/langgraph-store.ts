@@ -1,4 +1,4 @@
-import type { JsonObject } from "@berth/schemas";
+import type { JsonObject } from "@berth-platform/schemas";
 import {
   BaseStore,
   type GetOperation,

@@ -6,7 +6,7 @@ import type {
   RunStatus,
   Thread,
   ThreadStatus,
-} from "@berth/schemas";
+} from "@berth-platform/schemas";
 import type { ActiveRun, Displacement, MultitaskDecision } from "../queue/multitask.js";
 
 /** A run as stored: the wire record plus the queue's bookkeeping. */

@@ -22,7 +22,9 @@ export class MemoryStreamBroker implements StreamBroker {
     let stream = this.runs.get(runId);
     if (!stream) {
       stream = {
-        nextId: 0,
+        // Ids continue past any an earlier process or attempt of this run gave out (a client may
+        // rejoin with one of those): microseconds since the epoch at first use, then +1 per event.
+        nextId: Date.now() * 1000,
         resumable: false,
         ended: false,
         events: [],

@@ -17,7 +17,10 @@ export interface StreamBroker {
   open(runId: string, options: { resumable: boolean }): void;
   /** Whether publishing is worth it: someone listens or the run is resumable. */
   wanted(runId: string): boolean;
-  /** Appends an event (ids count from 0 per run). */
+  /**
+   * Appends an event. Ids increase per run and across the run's attempts and processes (they start
+   * from the time the stream is first used), so a Last-Event-ID from before a restart still works.
+   */
   publish(runId: string, event: string, data: unknown): void;
   /** The run's stream is over: subscribers get `end`, live buffers are freed. */
   end(runId: string): void;

@@ -1,6 +1,7 @@
 import { type LookupAddress, lookup } from "node:dns";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { isIP } from "node:net";
 import type { Logger } from "pino";
 import type { AddressPolicy } from "./address-policy.js";
 
@@ -69,6 +70,11 @@ export class WebhookSender {
 
   private post(url: string, body: string): Promise<number> {
     const target = new URL(url);
+    // A literal address skips the lookup below: it is judged again here, at send time.
+    const literal = target.hostname.replace(/^\[|\]$/g, "");
+    if (isIP(literal) !== 0 && !this.policy.allows(literal)) {
+      return Promise.reject(new Error("the webhook names a private or loopback address"));
+    }
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const req = send(

@@ -9,6 +9,7 @@ import {
   type SecretInput,
 } from "../control-plane-client.js";
 import { elapsed, formatLogLine, lastLogLines, watchRevision } from "../deploy-watch.js";
+import { resolveControlPlaneUrl } from "../endpoint.js";
 import { formatBytes, isEnvFile, isExcluded, packProject } from "../pack.js";
 
 /** The control plane `berth up` listens on by default. */
@@ -20,7 +21,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Options of `berth deploy` as commander hands them over. */
 interface DeployFlags {
-  url: string;
+  url?: string;
   apiKey?: string;
   name?: string;
   config?: string;
@@ -49,7 +50,10 @@ export function registerDeployCommand(program: Command): void {
     .description("Deploy a graph project to a Berth control plane: pack, upload, build, run.")
     .argument("[dir]", "project directory (holds graph.json or langgraph.json)", ".")
     .addOption(
-      new Option("--url <url>", "control plane URL").env("BERTH_URL").default(DEFAULT_CONTROL_PLANE_URL),
+      new Option(
+        "--url <url>",
+        `control plane URL (default: the one berth up listens on, else ${DEFAULT_CONTROL_PLANE_URL})`,
+      ).env("BERTH_URL"),
     )
     .addOption(new Option("--api-key <key>", "API key of the control plane (required)").env("BERTH_API_KEY"))
     .option("--name <name>", "deployment name (default: the directory name, made valid)")
@@ -69,7 +73,7 @@ export function registerDeployCommand(program: Command): void {
       "after",
       `
 The project directory is packed into a .tar.gz without node_modules, .git, dist, .berth and .env
-files, uploaded, and deployed as a new revision of the deployment with that name (created on
+files, nor what its .gitignore files and .dockerignore leave out, uploaded, and deployed as a new revision of the deployment with that name (created on
 first deploy). The control plane installs the dependencies (npm ci with a package-lock.json),
 starts an agent server and serves it at <url>/agents/<deployment id>, which stays the same from
 one deploy to the next. Call it with the same API key.
@@ -194,7 +198,8 @@ async function runDeploy(dirArg: string, flags: DeployFlags): Promise<number> {
   const packed = await packProject(project.dir);
   print(`Packed ${project.dir}: ${packed.files.length} files, ${formatBytes(packed.archive.length)}`);
 
-  const client = new ControlPlaneClient(flags.url, flags.apiKey);
+  const target = resolveControlPlaneUrl(flags.url, DEFAULT_CONTROL_PLANE_URL);
+  const client = new ControlPlaneClient(target.url, flags.apiKey, undefined, target.source);
   let deployment = await client.findDeploymentByName(name);
   if (deployment && deployment.source !== "internal_source") {
     throw new Error(

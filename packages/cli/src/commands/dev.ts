@@ -1,6 +1,11 @@
-import { parseAgentServerConfig, startAgentServer } from "@berth/agent-server";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkGraphProject, parseAgentServerConfig, startAgentServer } from "@berth-platform/agent-server";
 import type { Command } from "commander";
 import { printDevBanner } from "../banner.js";
+import { exitWithSupervisor, superviseDev } from "../dev-watch.js";
+import { ignoreDataDir } from "../gitignore.js";
+import { logFormatOption, makeLogger, resolveLogFormat } from "../logger.js";
 import { closeOnSignal } from "../shutdown.js";
 
 /** `berth dev`: an agent server for one graph project, like `langgraph dev`. */
@@ -23,6 +28,10 @@ export function registerDevCommand(program: Command): void {
       "--wait-for-lock",
       "serve while another process holds the data directory; run the queue once it exits (hand-over)",
     )
+    .addOption(logFormatOption())
+    .option("--check", "only import every graph, report what does not load, and exit (1 on a failure)")
+    .option("--watch", "restart the server when a project file changes (the default)", true)
+    .option("--no-watch", "do not watch the project's files")
     .addHelpText(
       "after",
       `
@@ -30,6 +39,9 @@ Environment:
   BERTH_LOG_LEVEL          log level (default info)
   BG_JOB_TIMEOUT_SECS      run time limit in seconds (default 3600)
   BG_JOB_MAX_RETRIES       attempts of a run interrupted by a crash (default 3)
+  BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS  time running runs get after SIGTERM (default 10)
+  BERTH_REQUEST_TIMEOUT_SECS         time a client has to send a whole request (default 120)
+  BERTH_MAX_CONNECTIONS              open connections at most (default 1024)
 
 Example:
   berth dev --config examples/react-agent/graph.json --port 0`,
@@ -42,6 +54,9 @@ Example:
         dataDir?: string;
         nJobsPerWorker?: string;
         waitForLock?: boolean;
+        check?: boolean;
+        watch: boolean;
+        logFormat?: string;
       }) => {
         const config = parseAgentServerConfig({
           flags: {
@@ -55,13 +70,66 @@ Example:
           env: process.env,
           cwd: process.cwd(),
         });
+        if (options.check) {
+          process.exitCode = await reportGraphCheck(config.graphConfigPath);
+          // Graph modules may leave timers or sockets open: the check is over.
+          setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
+          return;
+        }
+        const supervised = process.env.BERTH_DEV_SUPERVISED === "1";
+        const projectDir = path.dirname(config.graphConfigPath);
+        if (!supervised) {
+          const added = ignoreDataDir(projectDir, config.dataDir);
+          if (added) process.stdout.write(`  Added ${added} to ${path.join(projectDir, ".gitignore")}\n`);
+        }
+        if (options.watch) {
+          process.exitCode = await superviseDev({
+            bin: fileURLToPath(new URL("../../bin/berth.js", import.meta.url)),
+            args: [
+              "--config",
+              config.graphConfigPath,
+              "--host",
+              config.host,
+              "--data-dir",
+              config.dataDir,
+              ...(options.port !== undefined ? ["--port", options.port] : []),
+              ...(options.nJobsPerWorker !== undefined
+                ? ["--n-jobs-per-worker", options.nJobsPerWorker]
+                : []),
+              ...(options.waitForLock ? ["--wait-for-lock"] : []),
+              // The child's stdout is piped through this process: decide the format here.
+              "--log-format",
+              resolveLogFormat(options.logFormat, process.stdout.isTTY === true),
+            ],
+            projectDir,
+            dataDir: config.dataDir,
+          });
+          return;
+        }
+        if (supervised) exitWithSupervisor();
         const server = await startAgentServer(config, {
+          logger: makeLogger(
+            config.logLevel,
+            resolveLogFormat(options.logFormat, process.stdout.isTTY === true),
+          ),
           processEnv: process.env,
           onPortMoved: (from, to) =>
             process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
         });
         printDevBanner(server, config.dataDir);
         await closeOnSignal(server, "runs still going after the grace period return to the queue");
+        // A graph node that ignores its abort must not keep the process alive past the drain.
+        setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();
       },
     );
+}
+
+/** Prints each graph's load result; 1 when one does not load. */
+async function reportGraphCheck(configPath: string): Promise<number> {
+  const results = await checkGraphProject(configPath, process.env);
+  for (const { graphId, error } of results) {
+    if (error) process.stderr.write(`ERROR graph ${graphId} does not load: ${error}\n`);
+    else process.stdout.write(`graph ${graphId} loads\n`);
+  }
+  return results.some((r) => r.error) ? 1 : 0;
 }

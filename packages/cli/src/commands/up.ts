@@ -4,8 +4,10 @@ import {
   parseControlPlaneConfig,
   type RunningControlPlane,
   startControlPlane,
-} from "@berth/control-plane";
+} from "@berth-platform/control-plane";
 import type { Command } from "commander";
+import { forgetEndpoint, recordEndpoint } from "../endpoint.js";
+import { logFormatOption, makeLogger, resolveLogFormat } from "../logger.js";
 import { closeOnSignal } from "../shutdown.js";
 
 /** `berth up`: the control plane (the /v2/deployments API) on this machine. */
@@ -30,6 +32,7 @@ export function registerUpCommand(program: Command): void {
       "--database-url <url>",
       "keep state in PostgreSQL (postgresql://…) instead of SQLite in the data dir (or BERTH_DATABASE_URL)",
     )
+    .addOption(logFormatOption())
     .option("--no-example", "do not create the example-agent deployment on first start")
     .option(
       "--no-runtime",
@@ -54,7 +57,12 @@ Environment:
   BERTH_BUILD_TIMEOUT_SECS   time limit of an install/build command or git clone (default 900)
   BERTH_DEPLOY_TIMEOUT_SECS  time a new agent server has to answer GET /ok (default 120)
   BERTH_DRAIN_SECS           time a replaced agent server has to finish its runs (default 15)
-  BERTH_GIT_HOSTS            name=directory,… local git hosts (repo_host integrations)
+  BERTH_GIT_HOSTS            name=directory|name=https://git.host/prefix,… trusted git hosts
+                             (repo_host integrations; other repo_urls must be public addresses)
+  BERTH_WORKSPACE_USERS      auto|on|off: a separate OS user per workspace (auto: when root)
+  BERTH_SANDBOX              auto|on|off: bubblewrap sandbox for builds and agent servers
+  BERTH_REQUEST_TIMEOUT_SECS time a client has to send a whole request (default 300)
+  BERTH_MAX_CONNECTIONS      open connections at most (default 1024)
 
 Example:
   berth up --port 0 --data-dir /tmp/berth --api-key "$(openssl rand -hex 24)"`,
@@ -68,6 +76,7 @@ Example:
         databaseUrl?: string;
         example: boolean;
         runtime: boolean;
+        logFormat?: string;
       }) => {
         const config = parseControlPlaneConfig({
           flags: {
@@ -80,7 +89,12 @@ Example:
           env: process.env,
           cwd: process.cwd(),
         });
+        const logger = makeLogger(
+          config.logLevel,
+          resolveLogFormat(options.logFormat, process.stdout.isTTY === true),
+        );
         const plane = await startControlPlane(config, {
+          logger,
           agentCommand: options.runtime ? agentServerCommand() : undefined,
           processEnv: process.env,
           exampleTemplateId: options.runtime && options.example ? "react-agent" : undefined,
@@ -88,8 +102,10 @@ Example:
             process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
         });
         printUpBanner(plane, config.dataDir);
+        recordEndpoint(plane.url, config.dataDir);
         const watching = plane.exampleDeployment ? watchExample(plane) : undefined;
         await closeOnSignal(plane, "agent servers stop too; they come back on the next start");
+        forgetEndpoint();
         watching?.stop();
       },
     );
@@ -146,12 +162,6 @@ function printUpBanner(plane: RunningControlPlane, dataDir: string): void {
       `    ${plane.bootstrap.generatedKey}`,
       "",
       `  Try it: curl -s ${plane.url}/v2/deployments -H "X-Api-Key: <the key>"`,
-    );
-  }
-  if (plane.bootstrap.ignoredConfiguredKey) {
-    lines.push(
-      "",
-      "  Note: the given --api-key/BERTH_API_KEY is not a key of this data directory; it was not added.",
     );
   }
   lines.push("  Stop with Ctrl+C.", "");

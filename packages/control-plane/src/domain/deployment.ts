@@ -221,6 +221,7 @@ export function planCreate(
     active_revision_id: null,
     image_version: null,
     delete_tracing_project: false,
+    vocabulary: "neutral",
     created_at: stamp.now,
     updated_at: stamp.now,
   };

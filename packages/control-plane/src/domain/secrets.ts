@@ -71,6 +71,14 @@ export function checkSecretNames(secrets: Secret[], references: SecretReference[
   const secretNames = new Set(secrets.map((s) => s.name));
   const both = references.find((r) => secretNames.has(r.name));
   if (both) throw new BadRequestError(`"${both.name}" is both a secret and a secret reference.`);
+  // An environment variable cannot hold NUL: the agent server could never start with it (and the
+  // spawn error would carry the value). Refused here, the value never echoed.
+  const unusable = secrets.find((s) => s.value.includes("\u0000"));
+  if (unusable) {
+    throw new BadRequestError(
+      `secrets: the value of "${unusable.name}" contains a NUL character, which an environment variable cannot hold.`,
+    );
+  }
 }
 
 /**

@@ -79,6 +79,8 @@ export interface Deployment {
   image_version: string | null;
   /** Set by DELETE: whether teardown also removes the tracing project. */
   delete_tracing_project: boolean;
+  /** Which names responses use: the neutral ones, or the real service's (issue 13). */
+  vocabulary: "neutral" | "real";
   created_at: string;
   updated_at: string;
 }

@@ -1,3 +1,4 @@
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@berth-platform/server-kit";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { DomainError } from "../errors.js";
@@ -119,12 +120,20 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 }
 
+/** A body nested deeper than any request of this API needs (400: it is not a usable JSON body). */
+export function tooDeep(): Error {
+  return Object.assign(new Error(`Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels.`), {
+    statusCode: 400,
+  });
+}
+
 /** JSON bodies only; an empty body means "no body" (redeploy and interrupt take none). */
 export function registerJsonParsing(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    if (jsonDepthExceeds(body as string)) return done(tooDeep(), undefined);
     parseJson(request, body as string, done);
   });
 }

@@ -41,6 +41,13 @@ export interface RunningAgent {
   revisionId: string;
   /** Base URL of the agent server (the proxy's upstream). */
   upstream: string;
+  /** The credential the agent server requires (sent by the proxy only), or null when it needs none. */
+  token: string | null;
+  /**
+   * Called once the request this agent was looked up for has been answered: a revision switch
+   * waits for the old agent's requests in flight before stopping it (they finish where they began).
+   */
+  release(): void;
 }
 
 /**
@@ -61,8 +68,9 @@ export interface DeploymentRuntime {
   /** Brings a deployment's active revision back after a control plane restart (adopt or restart). */
   restore(job: RevisionJob): Promise<void>;
   /**
-   * The revision serving a deployment, if any. During a switch between revisions it resolves once
-   * the new one has taken over (requests wait briefly instead of reaching a process that stops).
+   * The revision serving a deployment, if any, counted as in use until `release()`. During a switch
+   * between revisions it resolves once the new one has taken over (requests wait briefly instead
+   * of reaching a process that stops).
    */
   serving(deploymentId: string): Promise<RunningAgent | undefined>;
   /** Stops the deployment's processes and removes its builds and data. */

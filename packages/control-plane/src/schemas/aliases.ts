@@ -59,3 +59,63 @@ export function normalizeAliases(body: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * The vocabulary a deployment was created in: `neutral` (this API's names) or `real` (the
+ * LangSmith service's names). Responses about a deployment answer in it, so clients that read
+ * back what they wrote (the Terraform provider compares `source`) see no drift.
+ */
+export type Vocabulary = "neutral" | "real";
+
+const REAL_SOURCES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(SOURCE_ALIASES).map(([real, neutral]) => [neutral, real]),
+);
+
+function hasAnyKey(value: unknown, keys: readonly string[]): boolean {
+  return isObject(value) && keys.some((key) => key in value);
+}
+
+/** Whether a request body spells anything with one of the real service's names (before renaming). */
+export function vocabularyOf(body: unknown): Vocabulary {
+  if (!isObject(body)) return "neutral";
+  const sources = [body.source, body.revision_source];
+  if (sources.some((s) => typeof s === "string" && s in SOURCE_ALIASES)) return "real";
+  if (hasAnyKey(body.source_revision_config, ["langgraph_config_path"])) return "real";
+  const config = body.source_config;
+  if (!isObject(config)) return "neutral";
+  if (hasAnyKey(config.resource_spec, Object.keys(RESOURCE_SPEC_ALIASES))) return "real";
+  return hasAnyKey(config.listener_config, ["k8s_namespace"]) ? "real" : "neutral";
+}
+
+function renameOut(value: unknown, canonicalToReal: Readonly<Record<string, string>>): unknown {
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [canonicalToReal[key] ?? key, v]));
+}
+
+const REAL_RESOURCE_SPEC: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(RESOURCE_SPEC_ALIASES).map(([real, neutral]) => [neutral, real]),
+);
+
+/**
+ * The real service's name of a canonical source (`repo_host` → `github`…); others pass unchanged.
+ * Typed as its input: the response schemas (kept for OpenAPI) list the neutral names only.
+ */
+export function realSource<T extends string>(source: T): T {
+  return (REAL_SOURCES[source] ?? source) as T;
+}
+
+/** A response's `source_revision_config` in the real service's names. */
+export function realRevisionConfig<T>(config: T): T {
+  return renameOut(config, { graph_config_path: "langgraph_config_path" }) as T;
+}
+
+/** A response's `source_config` in the real service's names (resource spec and listener config). */
+export function realSourceConfig<T>(config: T): T {
+  if (!isObject(config)) return config;
+  const out: Json = { ...config };
+  if ("resource_spec" in out) out.resource_spec = renameOut(out.resource_spec, REAL_RESOURCE_SPEC);
+  if ("listener_config" in out) {
+    out.listener_config = renameOut(out.listener_config, { cluster_namespace: "k8s_namespace" });
+  }
+  return out as T;
+}

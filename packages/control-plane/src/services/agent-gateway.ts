@@ -12,8 +12,14 @@ export class AgentGateway {
     private readonly runtime: DeploymentRuntime | null,
   ) {}
 
-  /** The upstream base URL of a tenant's deployment; 404 for unknown/foreign ids, 503 when nothing runs. */
-  async upstream(tenantId: string, deploymentId: string): Promise<string> {
+  /**
+   * The upstream base URL of a tenant's deployment and the credential it requires (`release()`
+   * once answered); 404 for unknown/foreign ids, 503 when nothing runs.
+   */
+  async upstream(
+    tenantId: string,
+    deploymentId: string,
+  ): Promise<{ url: string; token: string | null; release(): void }> {
     const deployment = await this.deployments.get(tenantId, deploymentId);
     if (!deployment) throw new NotFoundError(`Deployment ID ${deploymentId} not found.`);
     const running = await this.runtime?.serving(deploymentId);
@@ -24,6 +30,6 @@ export class AgentGateway {
           : "The deployment has no deployed revision yet; its agent answers here once a revision is DEPLOYED.",
       );
     }
-    return running.upstream;
+    return { url: running.upstream, token: running.token, release: () => running.release() };
   }
 }

@@ -3,6 +3,7 @@ import { isDeleting } from "../domain/deployment-status.js";
 import { planPatch } from "../domain/patch.js";
 import type { Deployment } from "../domain/types.js";
 import { BadRequestError, ConflictError, NotFoundError } from "../errors.js";
+import type { Vocabulary } from "../schemas/aliases.js";
 import type { DeploymentCreateRequest, DeploymentPatchRequest } from "../schemas/requests.js";
 import type { ControlPlaneStorage, DeploymentFilter } from "../storage/types.js";
 import { contextOf, type RepoPolicy, stampNow } from "./context.js";
@@ -24,14 +25,21 @@ export class DeploymentService {
   ) {}
 
   /** Creates a deployment, its first revision and its tracing project. */
-  async create(tenantId: string, request: DeploymentCreateRequest): Promise<Deployment> {
+  async create(
+    tenantId: string,
+    request: DeploymentCreateRequest,
+    vocabulary: Vocabulary = "neutral",
+  ): Promise<Deployment> {
     const stamp = stampNow();
-    const { deployment, revision } = planCreate(
+    const planned = planCreate(
       request,
       tenantId,
       await contextOf(this.storage, tenantId, null, this.repos),
       stamp,
     );
+    const { revision } = planned;
+    // Answered in the vocabulary it was created in, for good (PATCHes in the other one do not move it).
+    const deployment: Deployment = { ...planned.deployment, vocabulary };
     await this.storage.deployments.create(deployment, revision, {
       id: stamp.newId(),
       tenant_id: tenantId,

@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { PrivateAddressGuard } from "@berth-platform/server-kit";
 import { v5 as uuidv5 } from "uuid";
+import type { GitHostConfig } from "../config.js";
 import { NotFoundError } from "../errors.js";
 
 /** Namespace of integration ids: a host's id is stable across restarts. */
@@ -54,16 +56,17 @@ function isGitRepository(dir: string): boolean {
  * host is a directory of git repositories (bare or not) that deployments may clone by file URL.
  */
 export class IntegrationService {
-  private readonly hosts: Array<{ integration: Integration; directory: string }>;
+  private readonly hosts: Array<{ integration: Integration; directory?: string; url?: string }>;
+  private readonly guard = new PrivateAddressGuard();
 
-  constructor(hosts: ReadonlyArray<{ name: string; directory: string }>) {
+  constructor(hosts: ReadonlyArray<GitHostConfig>) {
     this.hosts = hosts.map((host) => ({
       integration: {
         id: uuidv5(host.name, INTEGRATION_NAMESPACE),
         installation_id: numericId(host.name),
         name: host.name,
       },
-      directory: host.directory,
+      ...(host.url === undefined ? { directory: host.directory } : { url: host.url }),
     }));
   }
 
@@ -86,7 +89,20 @@ export class IntegrationService {
     if (integrationId && hosts.length === 0) {
       return `Integration ${integrationId} is not a configured git host (GET /v1/integrations/repo_host/install lists them).`;
     }
-    if (/^https?:\/\//i.test(url)) return null;
+    if (/^https?:\/\//i.test(url)) {
+      if (this.trustsUrl(url, integrationId)) return null;
+      // Names are resolved and checked when fetched; a literal internal address is refused now.
+      let host: string;
+      try {
+        host = new URL(url).hostname;
+      } catch {
+        return `Unsupported repository URL ${url}.`;
+      }
+      const refused = this.guard.refuseHost(host);
+      return refused
+        ? `${url} cannot be fetched: ${refused}; repositories come from public hosts, or from a git host the operator configures (BERTH_GIT_HOSTS).`
+        : null;
+    }
     let local: string;
     try {
       local = url.startsWith("file:") ? fileURLToPath(url) : path.resolve(url);
@@ -96,21 +112,47 @@ export class IntegrationService {
     if (!path.isAbsolute(url) && !url.startsWith("file:")) {
       return `Unsupported repository URL ${url} (use http(s)://, file:// or an absolute path).`;
     }
-    const inside = hosts.some((h) => local === h.directory || local.startsWith(h.directory + path.sep));
+    const inside = hosts.some(
+      (h) => h.directory !== undefined && (local === h.directory || local.startsWith(h.directory + path.sep)),
+    );
     return inside
       ? null
       : `${url} is not inside a configured git host; local repositories are served from BERTH_GIT_HOSTS directories.`;
   }
 
+  /**
+   * Whether an http(s) URL lies under a configured URL git host (of the deployment's integration
+   * when it names one): the operator trusts it, private addresses included.
+   */
+  trustsUrl(url: string, integrationId: string | null): boolean {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return false;
+    }
+    return this.hosts.some((h) => {
+      if (h.url === undefined || (integrationId && h.integration.id !== integrationId)) return false;
+      const base = new URL(h.url);
+      const prefix = base.pathname.replace(/\/+$/, "");
+      return (
+        target.origin === base.origin &&
+        (target.pathname === prefix || target.pathname.startsWith(`${prefix}/`) || prefix === "")
+      );
+    });
+  }
+
   repositories(integrationId: string): Repository[] {
     const host = this.hosts.find((h) => h.integration.id === integrationId);
     if (!host) throw new NotFoundError(`Integration ${integrationId} not found.`);
-    if (!fs.existsSync(host.directory)) return [];
+    // A URL host cannot be listed (that needs the server's own API); its repositories are cloned by URL.
+    const directory = host.directory;
+    if (directory === undefined || !fs.existsSync(directory)) return [];
     return fs
-      .readdirSync(host.directory, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && isGitRepository(path.join(host.directory, entry.name)))
+      .readdirSync(directory, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && isGitRepository(path.join(directory, entry.name)))
       .map((entry) => {
-        const dir = path.join(host.directory, entry.name);
+        const dir = path.join(directory, entry.name);
         return {
           host_integration_id: integrationId,
           id: numericId(`${host.integration.name}/${entry.name}`),

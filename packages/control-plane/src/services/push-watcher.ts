@@ -26,6 +26,8 @@ export type RefLookup = (options: {
   url: string;
   ref: string | null;
   timeoutMs: number;
+  /** URLs on configured git hosts, which may be internal. */
+  trusted?: (url: string) => boolean;
 }) => Promise<string | null>;
 
 /** What PushWatcher needs. */
@@ -328,7 +330,12 @@ export class PushWatcher {
     if (refused) return this.#problem(deployment, refused);
     let sha: string | null;
     try {
-      sha = await this.#lookup({ url, ref: ref === "HEAD" ? null : ref, timeoutMs: this.#gitTimeoutMs });
+      sha = await this.#lookup({
+        url,
+        ref: ref === "HEAD" ? null : ref,
+        timeoutMs: this.#gitTimeoutMs,
+        trusted: (u) => integrations.trustsUrl(u, deployment.source_config.integration_id),
+      });
     } catch (error) {
       return this.#problem(
         deployment,

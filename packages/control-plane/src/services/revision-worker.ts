@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
+import { redactError, secretRedactor } from "../domain/redact.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
 import type { Deployment, Revision } from "../domain/types.js";
+import type { ControlPlaneMetrics } from "../metrics/control-plane-metrics.js";
 import { type DeploymentRuntime, type RevisionJob, RuntimeFailure } from "../runtime/types.js";
 import type { ControlPlaneStorage } from "../storage/types.js";
 import type { KeyedMutex } from "./mutex.js";
@@ -35,6 +37,7 @@ export class RevisionWorker {
     private readonly agentUrl: AgentUrl,
     private readonly logger: Logger,
     private readonly kick: () => void,
+    private readonly metrics?: ControlPlaneMetrics,
   ) {}
 
   /** Brings back the running revision of every deployment (after a control plane start). */
@@ -52,7 +55,11 @@ export class RevisionWorker {
         await this.runtime.restore(job);
       } catch (error) {
         job.log("deploy", "ERROR", `Could not bring the agent server back: ${(error as Error).message}`);
-        this.logger.error({ err: error, deploymentId: deployment.id }, "could not restore deployment");
+        const redact = secretRedactor(revision.secrets.map((secret) => secret.value));
+        this.logger.error(
+          { err: redactError(error, redact), deploymentId: deployment.id },
+          "could not restore deployment",
+        );
       }
     }
   }
@@ -113,11 +120,16 @@ export class RevisionWorker {
       }
       return moved;
     };
+    // When the current step (build or deploy) started, for its duration metric.
+    let stepStarted = Date.now();
+    const stepSeconds = () => (Date.now() - stepStarted) / 1000;
     try {
       if (revision.status === "AWAITING_BUILD" && !(await move("AWAITING_BUILD", "BUILDING"))) return;
       if (revision.status === "BUILDING") {
         job.log("build", "INFO", `Build of revision ${revision.id} started`);
+        stepStarted = Date.now();
         const result = await this.runtime.build(job);
+        this.metrics?.step("build", "success", stepSeconds());
         if (result.commitSha) await this.#recordCommit(deployment, revision, result.commitSha);
         if (result.commitSha) {
           revision = {
@@ -131,7 +143,9 @@ export class RevisionWorker {
       if (revision.status === "AWAITING_DEPLOY" && !(await move("AWAITING_DEPLOY", "DEPLOYING"))) return;
       if (revision.status !== "DEPLOYING") return;
       job.log("deploy", "INFO", `Deploying revision ${revision.id}`);
+      stepStarted = Date.now();
       await this.runtime.deploy(job);
+      this.metrics?.step("deploy", "success", stepSeconds());
       if (!(await move("DEPLOYING", "DEPLOYED"))) {
         job.log(
           "deploy",
@@ -165,9 +179,24 @@ export class RevisionWorker {
           ? error.message
           : `Unexpected error: ${(error as Error).message ?? error}`;
       if (!(error instanceof RuntimeFailure)) {
-        this.logger.error({ err: error, revisionId: revision.id }, "revision work failed unexpectedly");
+        const redact = secretRedactor(revision.secrets.map((secret) => secret.value));
+        this.logger.error(
+          { err: redactError(error, redact), revisionId: revision.id },
+          "revision work failed unexpectedly",
+        );
       }
       job.log(deploying ? "deploy" : "build", "ERROR", message);
+      this.metrics?.step(deploying ? "deploy" : "build", "failure", stepSeconds());
+      // The operator's console says why, not only the revision's log (messages are redacted there).
+      this.logger.error(
+        {
+          deploymentId: deployment.id,
+          revisionId: revision.id,
+          status: deploying ? "DEPLOY_FAILED" : "BUILD_FAILED",
+          reason: secretRedactor(revision.secrets.map((secret) => secret.value))(message),
+        },
+        deploying ? "revision DEPLOY_FAILED" : "revision BUILD_FAILED",
+      );
       if (error instanceof RuntimeFailure && error.commitSha) {
         await this.#recordCommit(deployment, revision, error.commitSha);
       }
@@ -202,7 +231,10 @@ export class RevisionWorker {
       );
       this.#writers.set(revision.id, writer);
     }
-    return { deployment, revision, log: writer.log, signal };
+    // Every line of the revision's logs (build and agent output, errors) loses its secret values.
+    const redact = secretRedactor(revision.secrets.map((secret) => secret.value));
+    const log = writer.log;
+    return { deployment, revision, log: (type, level, message) => log(type, level, redact(message)), signal };
   }
 }
 

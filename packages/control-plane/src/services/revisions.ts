@@ -3,6 +3,7 @@ import { planPatch } from "../domain/patch.js";
 import { interruptStatus } from "../domain/revision-status.js";
 import type { Deployment, Revision } from "../domain/types.js";
 import { ConflictError, NotFoundError } from "../errors.js";
+import type { Vocabulary } from "../schemas/aliases.js";
 import type { RevisionCreateRequest } from "../schemas/requests.js";
 import type { ControlPlaneStorage } from "../storage/types.js";
 import { contextOf, stampNow } from "./context.js";
@@ -17,6 +18,11 @@ export class RevisionService {
     private readonly locks: KeyedMutex,
     private readonly doorbell: Doorbell,
   ) {}
+
+  /** The vocabulary the deployment's responses use (404 when it is not the tenant's). */
+  async vocabulary(tenantId: string, deploymentId: string): Promise<Vocabulary> {
+    return (await this.deployments.get(tenantId, deploymentId)).vocabulary;
+  }
 
   /** A page of the deployment's revisions, newest first. */
   async list(

@@ -25,14 +25,52 @@ export interface DeploymentFilter {
   offset: number;
 }
 
+/** What a key may do: `admin` also manages workspaces and keys. */
+export type KeyRole = "admin" | "member";
+
+/** An API key as stored (never the key itself). */
+export interface ApiKeyRecord {
+  id: string;
+  description: string | null;
+  short_key: string | null;
+  role: KeyRole;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  /** The workspaces the key reaches. */
+  tenant_ids: string[];
+}
+
+/** The details of a new key (its hash is given beside). */
+export interface NewApiKey {
+  id: string;
+  description: string | null;
+  short_key: string;
+  role: KeyRole;
+  expires_at: string | null;
+}
+
 /** Tenants and their API keys (only key hashes are stored). */
 export interface TenantStore {
   count(): Promise<number>;
   create(tenant: Tenant): Promise<void>;
-  /** Registers a key (by its hash) for one or more tenants. */
-  addKey(keyHash: string, tenantIds: string[], now: string): Promise<void>;
+  /** Tenants with these ids (every tenant without ids), by creation time. */
+  list(ids?: readonly string[]): Promise<Tenant[]>;
+  /**
+   * Registers a key (by its hash) for one or more tenants; without `details` it is an admin key
+   * with an id derived from its hash (the bootstrap key).
+   */
+  addKey(keyHash: string, tenantIds: string[], now: string, details?: NewApiKey): Promise<void>;
   /** Tenant ids a key hash gives access to (empty when the key is unknown). */
   tenantsOfKey(keyHash: string): Promise<string[]>;
+  /** The key with this hash, or null. */
+  keyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Keys that reach a tenant, newest first. */
+  keysOfTenant(tenantId: string): Promise<ApiKeyRecord[]>;
+  /** Removes the key with this id if it reaches `tenantId`; false when there is none. */
+  deleteKey(id: string, tenantId: string): Promise<boolean>;
+  /** Records a use of the key. */
+  touchKey(keyHash: string, now: string): Promise<void>;
 }
 
 /** Deployments; every read is scoped by tenant so a foreign id looks exactly like a missing one. */
@@ -58,6 +96,8 @@ export interface DeploymentStore {
 
 /** Revisions of deployments. */
 export interface RevisionStore {
+  /** How many revisions are in each status, across tenants (for /metrics). */
+  countByStatus(): Promise<Record<string, number>>;
   /** Newest first, optionally filtered by status. */
   list(
     tenantId: string,

@@ -6,10 +6,11 @@ import {
   AssistantPatch,
   AssistantSearch,
   AssistantVersionsQuery,
-} from "@berth/schemas";
+} from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { AssistantService } from "../../services/assistants.js";
+import type { ThreadService } from "../../services/threads.js";
 
 const Params = z.object({ assistant_id: z.string().min(1) });
 const Flag = z
@@ -18,7 +19,7 @@ const Flag = z
   .transform((v) => v === true || v === "1" || v === "true");
 
 /** `/assistants` routes. */
-export function assistantRoutes(assistants: AssistantService): FastifyPluginAsyncZod {
+export function assistantRoutes(assistants: AssistantService, threads: ThreadService): FastifyPluginAsyncZod {
   return async (app) => {
     app.post("/assistants", { schema: { body: AssistantCreate } }, (request) =>
       assistants.create(request.body),
@@ -46,10 +47,16 @@ export function assistantRoutes(assistants: AssistantService): FastifyPluginAsyn
       { schema: { params: Params, body: AssistantPatch.nullish() } },
       (request) => assistants.patch(request.params.assistant_id, request.body ?? {}),
     );
-    app.delete("/assistants/:assistant_id", { schema: { params: Params } }, async (request, reply) => {
-      await assistants.delete(request.params.assistant_id);
-      return reply.code(204).send();
-    });
+    app.delete(
+      "/assistants/:assistant_id",
+      { schema: { params: Params, querystring: z.object({ delete_threads: Flag }) } },
+      async (request, reply) => {
+        const id = await assistants.delete(request.params.assistant_id);
+        // The SDK's `assistants.delete(id, { deleteThreads: true })`: the threads its runs used go too.
+        if (request.query.delete_threads) await threads.deleteOfAssistant(id);
+        return reply.code(204).send();
+      },
+    );
     app.post(
       "/assistants/:assistant_id/versions",
       { schema: { params: Params, body: AssistantVersionsQuery.nullish() } },

@@ -6,7 +6,7 @@ import {
   CronSearch,
   ThreadCronCreate,
   ThreadParams,
-} from "@berth/schemas";
+} from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { CronService } from "../../services/crons.js";
 

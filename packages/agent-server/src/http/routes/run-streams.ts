@@ -5,7 +5,7 @@ import {
   RunParams,
   type StreamMode,
   ThreadParams,
-} from "@berth/schemas";
+} from "@berth-platform/schemas";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -23,6 +23,8 @@ export interface RunStreamDeps {
   signals: RunSignals;
   heartbeatMs: number;
   waitKeepAliveMs: number;
+  /** Whether the server is shutting down: a client it disconnects did not ask to cancel. */
+  draining: () => boolean;
 }
 
 /** The API stream mode an SSE event belongs to (for `stream_mode` filters on join). */
@@ -72,7 +74,7 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
     };
     sse.onClientGone(() => {
       unsubscribe();
-      if (cancelOnDisconnect) {
+      if (cancelOnDisconnect && !deps.draining()) {
         void runs.cancel(run.thread_id, [run.run_id], {
           action: "interrupt",
           wait: false,
@@ -116,7 +118,7 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
     });
     sse.onClientGone(() => {
       unsubscribe();
-      if (options.cancelOnDisconnect) {
+      if (options.cancelOnDisconnect && !deps.draining()) {
         void runs.cancel(run.thread_id, [run.run_id], {
           action: "interrupt",
           wait: false,
@@ -155,6 +157,7 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
     res.writeHead(200, {
       "content-type": "application/json",
       "access-control-expose-headers": "content-location, x-pagination-total",
+      ...(reply.getHeaders() as Record<string, string>),
       ...locationHeaders(run, stateless),
     });
     const keepAlive = setInterval(() => res.write("\n"), deps.waitKeepAliveMs);
@@ -173,7 +176,7 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
         new Promise((resolve) => gone.signal.addEventListener("abort", resolve)),
       ]);
       if (gone.signal.aborted) {
-        if (cancelOnDisconnect)
+        if (cancelOnDisconnect && !deps.draining())
           await runs.cancel(run.thread_id, [run.run_id], {
             action: "interrupt",
             wait: false,

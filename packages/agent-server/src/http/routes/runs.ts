@@ -5,7 +5,7 @@ import {
   RunListQuery,
   RunParams,
   ThreadParams,
-} from "@berth/schemas";
+} from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { toRunWire } from "../../services/run-wire.js";

@@ -1,4 +1,10 @@
-import { StoreDelete, StoreGetQuery, StoreListNamespaces, StorePut, StoreSearch } from "@berth/schemas";
+import {
+  StoreDelete,
+  StoreGetQuery,
+  StoreListNamespaces,
+  StorePut,
+  StoreSearch,
+} from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { StoreService } from "../../services/store.js";
 

@@ -4,7 +4,7 @@ import type { AgentServerMetrics, QueueProbe } from "../../metrics/registry.js";
 
 /** `/ok`, `/info` and `/metrics`. */
 export function systemRoutes(
-  info: { version: string; langgraphVersion: string },
+  info: { version: string; langgraphVersion: string; graphFailures: Record<string, string> },
   metrics: AgentServerMetrics,
   probe: QueueProbe,
 ): FastifyPluginAsyncZod {
@@ -30,6 +30,8 @@ export function systemRoutes(
       context: "js",
       flags: { assistants: true, crons: false, langsmith: false, langsmith_tracing_replicas: false },
       metadata: { implementation: "berth" },
+      // Berth's addition: graphs of the project that did not load, with the reason.
+      ...(Object.keys(info.graphFailures).length > 0 ? { graph_load_errors: info.graphFailures } : {}),
     }));
   };
 }

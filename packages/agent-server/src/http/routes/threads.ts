@@ -9,7 +9,7 @@ import {
   ThreadSearch,
   ThreadStateAtCheckpoint,
   ThreadStateUpdate,
-} from "@berth/schemas";
+} from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { ThreadStateService } from "../../services/thread-state.js";
 import type { ThreadService } from "../../services/threads.js";

@@ -1,5 +1,5 @@
-import type { Assistant, JsonObject } from "@berth/schemas";
-import type { Kysely, Selectable, Transaction } from "kysely";
+import type { Assistant, JsonObject } from "@berth-platform/schemas";
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import { ConflictError } from "../../errors.js";
 import type { AssistantFilter, AssistantStore, AssistantVersion, AssistantVersionFields } from "../types.js";
 import { parseJson } from "./database.js";
@@ -157,8 +157,8 @@ export class SqliteAssistantStore implements AssistantStore {
     let query = this.db.selectFrom("assistants").selectAll();
     if (filter.graph_id) query = query.where("graph_id", "=", filter.graph_id);
     if (filter.name)
-      query = query.where((eb) =>
-        eb(eb.fn("lower", ["name"]), "like", `%${escapeLike(filter.name ?? "").toLowerCase()}%`),
+      query = query.where(
+        sql<boolean>`lower(name) like ${`%${escapeLike(filter.name.toLowerCase())}%`} escape '\\'`,
       );
     return query;
   }
@@ -221,7 +221,7 @@ async function insert(trx: Trx, a: Assistant): Promise<void> {
     .execute();
 }
 
-/** Escapes LIKE wildcards so a name filter matches literally (SQLite's LIKE has no default escape). */
+/** Escapes LIKE wildcards (`%`, `_` and the escape character) so a name filter matches literally. */
 function escapeLike(text: string): string {
-  return text.replace(/[%_]/g, "");
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

@@ -1,4 +1,4 @@
-import { openSqliteFile } from "@berth/server-kit";
+import { openSqliteFile } from "@berth-platform/server-kit";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";

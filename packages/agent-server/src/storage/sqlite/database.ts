@@ -1,4 +1,4 @@
-import { migrateToLatest, openSqliteFile } from "@berth/server-kit";
+import { migrateToLatest, openSqliteFile } from "@berth-platform/server-kit";
 import { Kysely, SqliteDialect } from "kysely";
 import { sqliteMigrations } from "./migrations.js";
 import type { AgentServerDb } from "./schema.js";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { lockDataDir } from "@berth/server-kit";
+import { lockDataDir } from "@berth-platform/server-kit";
 import type { CheckpointAdmin, Storage } from "../types.js";
 import { SqliteAssistantStore } from "./assistants.js";
 import type { BerthSqliteSaver } from "./checkpoints.js";

@@ -1,4 +1,4 @@
-import type { RunStatus } from "@berth/schemas";
+import type { RunStatus } from "@berth-platform/schemas";
 import type { Kysely, Selectable, Transaction } from "kysely";
 import { computeThreadStatus } from "../../domain/thread-status.js";
 import type { RunCompletion, RunRecord } from "../types.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RunStatus } from "@berth/schemas";
+import type { RunStatus } from "@berth-platform/schemas";
 import type { Kysely } from "kysely";
 import { newThread } from "../../domain/thread-record.js";
 import { ConflictError, NotFoundError } from "../../errors.js";

@@ -1,4 +1,4 @@
-import type { JsonObject } from "@berth/schemas";
+import type { JsonObject } from "@berth-platform/schemas";
 import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
 import { matchesFilter, selectNamespaces } from "../../domain/store-match.js";
 import type { ItemStore, StoredItem } from "../types.js";

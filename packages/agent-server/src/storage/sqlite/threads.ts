@@ -1,4 +1,4 @@
-import type { JsonObject, Thread } from "@berth/schemas";
+import type { JsonObject, Thread } from "@berth-platform/schemas";
 import type { Kysely, Selectable } from "kysely";
 import { ConflictError } from "../../errors.js";
 import type { ThreadFilter, ThreadStore } from "../types.js";

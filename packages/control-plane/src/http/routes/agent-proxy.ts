@@ -1,10 +1,17 @@
+import fastifyCors from "@fastify/cors";
 import replyFrom from "@fastify/reply-from";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AgentGateway } from "../../services/agent-gateway.js";
 import type { AuthService } from "../../services/auth.js";
 
-/** Control-plane credentials, never passed on to user code. */
-const STRIPPED = ["x-api-key", "x-tenant-id", "host", "connection"];
+/** The header carrying a deployment's agent server credential (only this proxy sends it). */
+export const AGENT_TOKEN_HEADER = "x-berth-agent-token";
+
+/** Control-plane credentials, never passed on to user code; a client's own agent token is dropped. */
+const STRIPPED = ["x-api-key", "x-tenant-id", "host", "connection", AGENT_TOKEN_HEADER];
+
+/** Methods a browser may use on the agent API (the official agent server's CORS default). */
+const CORS_METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH"];
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -16,52 +23,72 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * agent server of its running revision. An API key of the deployment's workspace is required, as
  * on the real service; `Authorization` passes through for the agent's own custom auth unless it
  * carried the control plane key. Bodies and responses (SSE included) are streamed, not buffered.
+ * Browsers (LangGraph Studio, the dashboard) get CORS from the proxy itself: preflights carry no
+ * key, so they are answered here without one; every real request still needs the key.
  */
 export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGateway, auth: AuthService) {
-  await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
-    await scope.register(replyFrom, {
-      // Runs can take long: waits and streams hold the response open (the agent sends keep-alives).
-      undici: {
-        connections: 128,
-        pipelining: 1,
-        keepAliveTimeout: 30_000,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      },
-    });
-    const handler = async (
-      request: FastifyRequest<{ Params: { deployment_id: string; "*"?: string } }>,
-      reply: FastifyReply,
-    ) => {
-      const apiKey = header(request, "x-api-key");
-      const tenantId = await auth.authenticate({
-        apiKey,
-        authorization: apiKey ? undefined : header(request, "authorization"),
-        tenantId: header(request, "x-tenant-id"),
+  await app.register(
+    async (scope) => {
+      scope.removeAllContentTypeParsers();
+      // Any origin: the key travels in a header, never a cookie, so a page can only call with a key
+      // its user gave it. The preflight is answered in onRequest, before the handler authenticates.
+      await scope.register(fastifyCors, {
+        origin: "*",
+        methods: CORS_METHODS,
+        strictPreflight: false,
+        exposedHeaders: ["content-location", "x-pagination-total"],
       });
-      const upstream = await gateway.upstream(tenantId, request.params.deployment_id);
-      const query = request.url.indexOf("?");
-      const target = `${upstream}/${request.params["*"] ?? ""}${query >= 0 ? request.url.slice(query) : ""}`;
-      return reply.from(target, {
-        rewriteRequestHeaders: (_req, headers) => {
-          const copy: Record<string, string | string[] | undefined> = { ...headers };
-          for (const name of STRIPPED) delete copy[name];
-          if (!apiKey) delete copy.authorization;
-          return copy;
-        },
-        onError: (replyOut, { error }) => {
-          request.log.warn({ err: error }, "agent proxy error");
-          if (!replyOut.sent) {
-            replyOut.code(502).send({ detail: "The deployment's agent server did not answer." });
-          }
+      scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+      await scope.register(replyFrom, {
+        // Runs can take long: waits and streams hold the response open (the agent sends keep-alives).
+        undici: {
+          connections: 128,
+          pipelining: 1,
+          keepAliveTimeout: 30_000,
+          headersTimeout: 0,
+          bodyTimeout: 0,
         },
       });
-    };
-    // reply-from logs every forwarded request at info; only its warnings are worth a line here.
-    const options = { logLevel: "warn" as const, schema: { hide: true } };
-    scope.all("/agents/:deployment_id", options, handler);
-    scope.all("/agents/:deployment_id/*", options, handler);
-  });
+      const handler = async (
+        request: FastifyRequest<{ Params: { deployment_id: string; "*"?: string } }>,
+        reply: FastifyReply,
+      ) => {
+        const apiKey = header(request, "x-api-key");
+        const tenantId = await auth.authenticate({
+          apiKey,
+          authorization: apiKey ? undefined : header(request, "authorization"),
+          tenantId: header(request, "x-tenant-id"),
+        });
+        const upstream = await gateway.upstream(tenantId, request.params.deployment_id);
+        reply.raw.once("close", () => upstream.release());
+        const query = request.url.indexOf("?");
+        const target = `${upstream.url}/${request.params["*"] ?? ""}${query >= 0 ? request.url.slice(query) : ""}`;
+        return reply.from(target, {
+          // The proxy's CORS headers stand; the agent's own would duplicate them.
+          rewriteHeaders: (headers) =>
+            Object.fromEntries(
+              Object.entries(headers).filter(([name]) => !name.startsWith("access-control-")),
+            ),
+          rewriteRequestHeaders: (_req, headers) => {
+            const copy: Record<string, string | string[] | undefined> = { ...headers };
+            for (const name of STRIPPED) delete copy[name];
+            if (!apiKey) delete copy.authorization;
+            if (upstream.token) copy[AGENT_TOKEN_HEADER] = upstream.token;
+            return copy;
+          },
+          onError: (replyOut, { error }) => {
+            request.log.warn({ err: error }, "agent proxy error");
+            if (!replyOut.sent) {
+              replyOut.code(502).send({ detail: "The deployment's agent server did not answer." });
+            }
+          },
+        });
+      };
+      // reply-from logs every forwarded request at info; only its warnings are worth a line here.
+      const options = { logLevel: "warn" as const, schema: { hide: true } };
+      scope.all("/:deployment_id", options, handler);
+      scope.all("/:deployment_id/*", options, handler);
+    },
+    { prefix: "/agents" },
+  );
 }

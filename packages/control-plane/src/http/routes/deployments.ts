@@ -10,13 +10,14 @@ import { DeploymentCreateRequest, DeploymentPatchRequest } from "../../schemas/r
 import { COMMON_ERRORS, DeploymentOut, ErrorOut, pageOf } from "../../schemas/responses.js";
 import type { DeploymentService } from "../../services/deployments.js";
 import { deploymentToWire } from "../wire.js";
-import { canonicalBody } from "./aliases-hook.js";
+import { canonicalBody, decorateVocabulary } from "./aliases-hook.js";
 
 const tags = ["deployments"];
 
 /** `/v2/deployments` routes. */
 export function deploymentRoutes(deployments: DeploymentService): FastifyPluginAsyncZod {
   return async (app) => {
+    decorateVocabulary(app);
     app.post(
       "/v2/deployments",
       {
@@ -28,7 +29,7 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
         preValidation: canonicalBody,
       },
       async (request, reply) => {
-        const created = await deployments.create(request.tenantId, request.body);
+        const created = await deployments.create(request.tenantId, request.body, request.vocabulary);
         return reply.code(201).send(deploymentToWire(created));
       },
     );

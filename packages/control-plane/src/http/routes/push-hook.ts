@@ -1,7 +1,9 @@
+import { jsonDepthExceeds } from "@berth-platform/server-kit";
 import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { PushWatcher } from "../../services/push-watcher.js";
+import { tooDeep } from "../errors.js";
 
 const tags = ["integrations"];
 /** The real service's host path segment and the spec's neutral one. */
@@ -71,6 +73,7 @@ export function pushHookRoutes(watcher: PushWatcher, bodyLimitBytes: number): Fa
       (request, body, done) => {
         const payload = new URLSearchParams(body as string).get("payload");
         if (payload === null) return done(null, undefined);
+        if (jsonDepthExceeds(payload)) return done(tooDeep(), undefined);
         parseJson(request, payload, done);
       },
     );

@@ -4,7 +4,7 @@ import { RevisionCreateRequest } from "../../schemas/requests.js";
 import { COMMON_ERRORS, DeploymentOut, ErrorOut, pageOf, RevisionOut } from "../../schemas/responses.js";
 import type { RevisionService } from "../../services/revisions.js";
 import { deploymentToWire, revisionToWire } from "../wire.js";
-import { canonicalBody } from "./aliases-hook.js";
+import { canonicalBody, decorateVocabulary } from "./aliases-hook.js";
 
 const tags = ["revisions"];
 const base = "/v2/deployments/:deployment_id/revisions";
@@ -12,6 +12,7 @@ const base = "/v2/deployments/:deployment_id/revisions";
 /** `/v2/deployments/{id}/revisions` routes. */
 export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZod {
   return async (app) => {
+    decorateVocabulary(app);
     app.get(
       base,
       {
@@ -29,7 +30,8 @@ export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZo
           limit: q.limit,
           offset: q.offset,
         });
-        return { resources: page.resources.map(revisionToWire), offset: page.offset };
+        const vocabulary = await revisions.vocabulary(request.tenantId, request.params.deployment_id);
+        return { resources: page.resources.map((r) => revisionToWire(r, vocabulary)), offset: page.offset };
       },
     );
 
@@ -45,17 +47,19 @@ export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZo
           request.params.deployment_id,
           request.body ?? {},
         );
-        return reply.code(201).send(revisionToWire(created));
+        const vocabulary = await revisions.vocabulary(request.tenantId, request.params.deployment_id);
+        return reply.code(201).send(revisionToWire(created, vocabulary));
       },
     );
 
     app.get(
       `${base}/:revision_id`,
       { schema: { tags, params: RevisionParams, response: { 200: RevisionOut, ...COMMON_ERRORS } } },
-      async (request) =>
-        revisionToWire(
-          await revisions.get(request.tenantId, request.params.deployment_id, request.params.revision_id),
-        ),
+      async (request) => {
+        const { tenantId, params } = request;
+        const revision = await revisions.get(tenantId, params.deployment_id, params.revision_id);
+        return revisionToWire(revision, await revisions.vocabulary(tenantId, params.deployment_id));
+      },
     );
 
     app.post(
@@ -80,14 +84,11 @@ export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZo
     app.post(
       `${base}/:revision_id/interrupt`,
       { schema: { tags, params: RevisionParams } },
-      async (request) =>
-        revisionToWire(
-          await revisions.interrupt(
-            request.tenantId,
-            request.params.deployment_id,
-            request.params.revision_id,
-          ),
-        ),
+      async (request) => {
+        const { tenantId, params } = request;
+        const revision = await revisions.interrupt(tenantId, params.deployment_id, params.revision_id);
+        return revisionToWire(revision, await revisions.vocabulary(tenantId, params.deployment_id));
+      },
     );
   };
 }

@@ -12,6 +12,11 @@ export interface AgentProcessPlan {
   port: number;
   /** File that receives the process's stdout and stderr (the deploy log's source). */
   logFile: string;
+  /** The credential the agent server requires on every request but `/ok` (only the proxy has it). */
+  token: string;
+  /** The workspace's OS user, when it has one. */
+  uid?: number;
+  gid?: number;
 }
 
 /** Inputs of a plan. */
@@ -23,6 +28,9 @@ export interface AgentPlanInput {
   port: number;
   env: Record<string, string>;
   logFile: string;
+  token: string;
+  /** The agent server's heap limit in MB (resource_spec's memory limit), or null for Node's default. */
+  heapMb?: number | null;
 }
 
 /** The spawn arguments of an agent server: loopback only, the deployment's data, hand-over mode. */
@@ -43,11 +51,25 @@ export function planAgentProcess(input: AgentPlanInput): AgentProcessPlan {
       input.dataDir,
       // The previous revision may still hold the data directory: serve, then take over when it exits.
       "--wait-for-lock",
+      // A deployed revision is immutable: no file watcher, no supervisor process in front.
+      "--no-watch",
+      // The deploy log reads levels from JSON lines.
+      "--log-format",
+      "json",
     ],
-    env: { ...input.env, BERTH_LOG_LEVEL: input.env.BERTH_LOG_LEVEL ?? "info" },
+    env: {
+      ...input.env,
+      // Appended, so the user's own NODE_OPTIONS (a secret) keep working beside the limit.
+      ...(input.heapMb
+        ? { NODE_OPTIONS: `${input.env.NODE_OPTIONS ?? ""} --max-old-space-size=${input.heapMb}`.trim() }
+        : {}),
+      BERTH_LOG_LEVEL: input.env.BERTH_LOG_LEVEL ?? "info",
+      BERTH_AGENT_TOKEN: input.token,
+    },
     cwd: path.dirname(input.graphConfigPath),
     port: input.port,
     logFile: input.logFile,
+    token: input.token,
   };
 }
 
@@ -62,27 +84,30 @@ export class AgentProcess {
   private constructor(
     readonly pid: number,
     readonly port: number,
+    /** The credential its requests must carry. */
+    readonly token: string,
     private readonly child: ChildProcess | null,
   ) {
+    // Exited means the whole process group is gone: once the leader (the agent server, or the
+    // sandbox around it) has exited, whatever is left of its group is an orphan and is killed.
     this.#exited = child
-      ? new Promise((resolve) => {
-          child.once("exit", () => {
-            this.#alive = false;
-            resolve();
-          });
-        })
+      ? new Promise<void>((resolve) => child.once("exit", () => resolve())).then(() => this.#pollExit())
       : this.#pollExit();
   }
 
   /** Starts the plan. */
   static start(plan: AgentProcessPlan): AgentProcess {
     const out = fs.openSync(plan.logFile, "a");
+    // stderr apart, so the deploy log can tell an error printed by Node or the CLI from output.
+    const err = fs.openSync(stderrFileOf(plan.logFile), "a");
     const pidFile = `${plan.logFile.replace(/\.log$/, "")}.${Date.now()}.pid`;
     try {
       const child = spawn(plan.command, plan.args, {
+        uid: plan.uid,
+        gid: plan.gid,
         cwd: plan.cwd,
         env: plan.env,
-        stdio: ["ignore", out, out],
+        stdio: ["ignore", out, err],
         detached: true,
       });
       if (child.pid === undefined) throw new Error(`Could not start ${plan.command}`);
@@ -91,15 +116,16 @@ export class AgentProcess {
       // that crashed mid-switch can find and stop a process it never recorded as serving.
       fs.writeFileSync(pidFile, String(child.pid));
       child.once("exit", () => fs.rmSync(pidFile, { force: true }));
-      return new AgentProcess(child.pid, plan.port, child);
+      return new AgentProcess(child.pid, plan.port, plan.token, child);
     } finally {
       fs.closeSync(out);
+      fs.closeSync(err);
     }
   }
 
   /** Takes over a process a previous control plane started (watched by polling its pid). */
-  static adopt(pid: number, port: number): AgentProcess {
-    return new AgentProcess(pid, port, null);
+  static adopt(pid: number, port: number, token = ""): AgentProcess {
+    return new AgentProcess(pid, port, token, null);
   }
 
   /** The agent server's base URL. */
@@ -138,7 +164,7 @@ export class AgentProcess {
   /** SIGTERM (graceful: the agent server hands unfinished runs back), SIGKILL after `graceMs`. */
   async stop(graceMs: number): Promise<void> {
     if (!this.#alive) return;
-    signalGroup(this.pid, "SIGTERM");
+    signalAgent(this.pid, "SIGTERM");
     const timer = setTimeout(() => signalGroup(this.pid, "SIGKILL"), graceMs);
     await this.#exited;
     clearTimeout(timer);
@@ -146,6 +172,8 @@ export class AgentProcess {
 
   async #pollExit(): Promise<void> {
     while (isAlive(this.pid)) await sleep(500);
+    if (groupAlive(this.pid)) signalGroup(this.pid, "SIGKILL");
+    while (groupAlive(this.pid)) await sleep(100);
     this.#alive = false;
   }
 }
@@ -186,6 +214,69 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** Whether any process of the group led by `pid` is left. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Signals an agent server. Inside a bubblewrap sandbox, SIGTERM goes to the processes in the
+ * sandbox only: bubblewrap itself would die at once and leave the draining server unwatched (and
+ * signalling the sandbox's own init would kill everything in it).
+ */
+function signalAgent(pid: number, signal: NodeJS.Signals): void {
+  if (commandName(pid) === "bwrap") {
+    const inside = groupMembers(pid).filter((member) => member !== pid && commandName(member) !== "bwrap");
+    if (inside.length > 0) {
+      for (const member of inside) {
+        try {
+          process.kill(member, signal);
+        } catch {
+          // gone meanwhile
+        }
+      }
+      return;
+    }
+  }
+  signalGroup(pid, signal);
+}
+
+/** The short command name of a process (Linux /proc), or null. */
+function commandName(pid: number): string | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/** The processes of the group `pgid` (Linux /proc; empty elsewhere). */
+function groupMembers(pgid: number): number[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp …
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid) members.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return members;
+}
+
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     // Detached: the process leads its own group; its children (tools a graph started) go too.
@@ -197,4 +288,9 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
       // Already gone.
     }
   }
+}
+
+/** The file an agent server's stderr goes to, beside its stdout log file. */
+export function stderrFileOf(logFile: string): string {
+  return `${logFile.replace(/\.log$/, "")}.stderr.log`;
 }

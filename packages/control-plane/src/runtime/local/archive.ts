@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { pipeline } from "node:stream/promises";
 import * as tar from "tar";
 
 /** Limits of an extracted source archive. */
@@ -46,7 +47,10 @@ const META_TYPES = new Set([
 export class ArchivePolicy {
   #entries = 0;
   #bytes = 0;
-  readonly #links = new Set<string>();
+  /** Symbolic links seen so far: name → target (relative, as written in the archive). */
+  readonly #links = new Map<string, string>();
+  /** Hard links seen so far: name → target path (from the archive root). */
+  readonly #hardLinks = new Map<string, string>();
 
   constructor(private readonly limits: ArchiveLimits) {}
 
@@ -92,8 +96,62 @@ export class ArchivePolicy {
       if (resolved === ".." || resolved.startsWith("../")) {
         throw new ArchiveRejectedError(`${shown} links to ${JSON.stringify(target)}, outside the source.`);
       }
-      if (entry.type === "SymbolicLink") this.#links.add(name);
+      if (entry.type === "SymbolicLink") this.#links.set(name, target.replace(/\\/g, "/"));
+      else this.#hardLinks.set(name, target.replace(/\\/g, "/"));
     }
+  }
+
+  /**
+   * The checks that need the whole archive (call after the last header): every link resolved
+   * through the links the archive makes, wherever they appear in it (a chain such as `a -> ..`
+   * then `b -> x/a/..` stays inside lexically but not on disk), must stay inside; a loop of links
+   * is refused too. A hard link may not be reached through a symbolic link at all.
+   */
+  finish(): void {
+    for (const [name, target] of this.#links) {
+      const dir = path.posix.dirname(name);
+      const start = [...(dir === "." ? [] : dir.split("/")), ...target.split("/")];
+      const outcome = this.#resolve(start);
+      if (outcome !== "inside") {
+        throw new ArchiveRejectedError(
+          `${JSON.stringify(name)} links to ${JSON.stringify(target)}, which ${outcome === "loop" ? "loops through other links" : "leads outside the source through other links"}.`,
+        );
+      }
+    }
+    for (const [name, target] of this.#hardLinks) {
+      const parts = target.split("/").filter((p) => p !== "" && p !== ".");
+      for (let i = 1; i <= parts.length; i += 1) {
+        if (this.#links.has(parts.slice(0, i).join("/"))) {
+          throw new ArchiveRejectedError(
+            `${JSON.stringify(name)} is a hard link to ${JSON.stringify(target)}, through the symbolic link ${parts.slice(0, i).join("/")}.`,
+          );
+        }
+      }
+    }
+  }
+
+  /** Follows a path's components through the archive's symbolic links (at most 40, as the kernel). */
+  #resolve(components: string[]): "inside" | "outside" | "loop" {
+    const stack: string[] = [];
+    const pending = [...components];
+    let hops = 0;
+    while (pending.length > 0) {
+      const part = pending.shift() as string;
+      if (part === "" || part === ".") continue;
+      if (part === "..") {
+        if (stack.length === 0) return "outside";
+        stack.pop();
+        continue;
+      }
+      stack.push(part);
+      const target = this.#links.get(stack.join("/"));
+      if (target === undefined) continue;
+      hops += 1;
+      if (hops > 40) return "loop";
+      stack.pop();
+      pending.unshift(...target.split("/"));
+    }
+    return "inside";
   }
 
   /** Entries and bytes seen so far. */
@@ -115,9 +173,11 @@ function normalise(raw: string, shown: string): string {
 }
 
 /**
- * Extracts a `.tar.gz` source archive into `dest` (which must exist and be empty) in two passes:
- * the first reads every header through ArchivePolicy and writes nothing, the second extracts with
- * node-tar's own guards on (no absolute paths, no writing through links, no foreign owners).
+ * Extracts a `.tar.gz` source archive into `dest` (which must exist and be empty) in two streamed
+ * passes, so memory stays small whatever the archive (a gzip bomb is never held, inflated, in
+ * memory): the first reads every header through ArchivePolicy, discards the bodies and stops at the
+ * first refused header; the second extracts with node-tar's own guards on (no absolute paths, no
+ * writing through links, no foreign owners), with backpressure from the disk.
  */
 export async function extractSourceArchive(
   archive: string,
@@ -125,41 +185,53 @@ export async function extractSourceArchive(
   limits: ArchiveLimits,
 ): Promise<{ entries: number; bytes: number }> {
   const policy = new ArchivePolicy(limits);
-  let problem: Error | null = null;
+  await scanHeaders(archive, policy);
+  policy.finish();
+  const totals = policy.totals;
+  if (totals.entries === 0) throw new ArchiveRejectedError("the archive is empty.");
   try {
-    await tar.list({
-      file: archive,
-      strict: true,
-      onReadEntry: (entry) => {
-        if (problem) return;
-        try {
-          policy.check({
-            path: entry.path,
-            type: entry.type,
-            size: entry.size ?? 0,
-            linkpath: entry.linkpath,
-          });
-        } catch (error) {
-          problem = error as Error;
-        }
-      },
-    });
+    await pipeline(
+      fs.createReadStream(archive, { highWaterMark: 64 * 1024 }),
+      tar.extract({
+        cwd: dest,
+        strict: true,
+        preservePaths: false,
+        preserveOwner: false,
+        filter: (_path, entry) => "type" in entry && ALLOWED_TYPES.has(String(entry.type)),
+      }),
+    );
   } catch (error) {
+    throw new ArchiveRejectedError(`it could not be extracted (${(error as Error).message}).`);
+  }
+  ensureInside(dest);
+  return totals;
+}
+
+/** The first pass: headers through the policy, bodies discarded, stopped at the first refusal. */
+async function scanHeaders(archive: string, policy: ArchivePolicy): Promise<void> {
+  const source = fs.createReadStream(archive, { highWaterMark: 64 * 1024 });
+  let problem: Error | null = null;
+  const parser = new tar.Parser({
+    strict: true,
+    onReadEntry: (entry) => {
+      entry.resume();
+      if (problem) return;
+      try {
+        policy.check({ path: entry.path, type: entry.type, size: entry.size ?? 0, linkpath: entry.linkpath });
+      } catch (error) {
+        problem = error as Error;
+        // Stop reading: nothing after a refused header is worth inflating.
+        source.destroy(problem);
+      }
+    },
+  });
+  try {
+    await pipeline(source, parser);
+  } catch (error) {
+    if (problem) throw problem;
     throw new ArchiveRejectedError(`it is not a readable .tar.gz (${(error as Error).message}).`);
   }
   if (problem) throw problem;
-  const totals = policy.totals;
-  if (totals.entries === 0) throw new ArchiveRejectedError("the archive is empty.");
-  await tar.extract({
-    file: archive,
-    cwd: dest,
-    strict: true,
-    preservePaths: false,
-    preserveOwner: false,
-    filter: (_path, entry) => "type" in entry && ALLOWED_TYPES.has(String(entry.type)),
-  });
-  ensureInside(dest);
-  return totals;
 }
 
 /** A last check after extraction: every symbolic link under `root` resolves inside it. */

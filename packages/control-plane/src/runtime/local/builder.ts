@@ -5,8 +5,9 @@ import type { Revision } from "../../domain/types.js";
 import { type RevisionJob, RuntimeFailure } from "../types.js";
 import { ArchiveRejectedError, extractSourceArchive } from "./archive.js";
 import { buildKey } from "./build-key.js";
-import { detectInstallCommand, runCommand } from "./commands.js";
+import { type CommandResult, detectInstallCommand, runCommand, runProgram } from "./commands.js";
 import { checkoutRef, remoteRefSha } from "./git.js";
+import type { WorkspaceIsolation } from "./isolation.js";
 import { buildPaths, type DeploymentLayout } from "./layout.js";
 import type { TemplateCatalog } from "./templates.js";
 
@@ -21,6 +22,15 @@ export interface BuilderOptions {
   templates: TemplateCatalog;
   /** Why a repository URL may not be cloned (file:// only inside configured git hosts), or null. */
   repoUrlProblem(url: string, integrationId: string | null): string | null;
+  /** Whether an http(s) repository URL is on a configured git host (private addresses allowed). */
+  repoUrlTrusted(url: string, integrationId: string | null): boolean;
+  /** Who install and build commands run as, and in which sandbox. */
+  isolation: WorkspaceIsolation;
+  /**
+   * The agent server program (`[node, berth.js, "dev"]`): the build ends by importing every graph
+   * with it (`--check`), so a graph that does not load fails the build, not the deploy.
+   */
+  agentCommand?: readonly string[];
 }
 
 /** A finished build on disk. */
@@ -56,7 +66,8 @@ export class Builder {
       if (problem) throw new RuntimeFailure(problem, "build");
       const ref = revision.source_revision_config.repo_ref;
       log("build", "INFO", `Resolving ${ref ?? "the default branch"} of ${url}`);
-      const sha = await remoteRefSha({ url, ref, timeoutMs: 60_000 }).catch((error: unknown) => {
+      const trusted = (u: string) => this.options.repoUrlTrusted(u, deployment.source_config.integration_id);
+      const sha = await remoteRefSha({ url, ref, timeoutMs: 60_000, trusted }).catch((error: unknown) => {
         throw new RuntimeFailure(`Could not read the repository: ${(error as Error).message}`, "build");
       });
       if (sha === null)
@@ -117,12 +128,19 @@ export class Builder {
 
   private async fresh(job: RevisionJob, layout: DeploymentLayout): Promise<BuiltRevision> {
     const { revision, deployment, log, signal } = job;
-    fs.mkdirSync(layout.builds, { recursive: true });
-    const work = path.join(layout.builds, `.tmp-${revision.id}-${randomBytes(4).toString("hex")}`);
-    const src = path.join(work, "src");
+    const isolation = this.options.isolation;
+    const identity = isolation.identity(deployment.tenant_id);
+    isolation.prepare(layout, identity);
+    const name = `.tmp-${revision.id}-${randomBytes(4).toString("hex")}`;
+    // Fetched into a directory only the control plane can enter, handed to the workspace's user,
+    // then moved where its commands run: its processes cannot swap paths under the chown walk.
+    const staging = path.join(layout.root, name);
+    const work = path.join(layout.builds, name);
+    let src = path.join(staging, "src");
     let cloned: string | null = null;
     try {
-      fs.mkdirSync(src, { recursive: true });
+      fs.mkdirSync(staging, { mode: 0o700 });
+      fs.mkdirSync(src);
       let commitSha: string | null = null;
       let graphConfigPath = revision.source_revision_config.graph_config_path;
       let sourceId: string;
@@ -154,6 +172,7 @@ export class Builder {
             ref,
             destDir: src,
             timeoutMs: this.options.buildTimeoutMs,
+            trusted: (u) => this.options.repoUrlTrusted(u, deployment.source_config.integration_id),
             onLine: (line) => log("build", "INFO", line),
           }).catch((error: unknown) => {
             throw new RuntimeFailure(`git clone failed: ${(error as Error).message}`, "build");
@@ -183,18 +202,25 @@ export class Builder {
           throw new RuntimeFailure(`Source ${revision.source} is not built by this runtime.`, "build");
       }
       if (!graphConfigPath) throw new RuntimeFailure("The revision names no graph_config_path.", "build");
-      const configFile = path.resolve(src, graphConfigPath);
-      if (!configFile.startsWith(src + path.sep) || !fs.existsSync(configFile)) {
+      let configFile = path.resolve(src, graphConfigPath);
+      if (!configFile.startsWith(src + path.sep) || !isInside(configFile, src)) {
         throw new RuntimeFailure(`The graph configuration ${graphConfigPath} is not in the source.`, "build");
       }
       const graphConfig = checkGraphConfig(configFile, graphConfigPath);
-      provideEnvFile(job, path.dirname(configFile), graphConfig.env);
+      provideEnvFile(job, src, path.dirname(configFile), graphConfig.env);
+      // Everything fetched so far was written by the control plane: the workspace's user owns it now.
+      isolation.own(staging, identity);
+      fs.renameSync(staging, work);
+      configFile = path.join(work, path.relative(staging, configFile));
+      src = path.join(work, "src");
+      log("build", "INFO", `Commands run ${isolation.describe(identity)}.`);
       if (revision.source !== "internal_template" || revision.install_command) {
         await this.install(job, src, path.dirname(configFile));
       }
       if (revision.build_command) {
         await this.run(job, "build", revision.build_command, path.dirname(configFile));
       }
+      await this.checkGraphs(job, configFile);
       signal.throwIfAborted();
       const key = buildKey(revision, sourceId);
       const marker: BuildMarker = {
@@ -204,12 +230,15 @@ export class Builder {
         revision_id: revision.id,
         finished_at: new Date().toISOString(),
       };
-      fs.writeFileSync(path.join(work, "build.json"), `${JSON.stringify(marker, null, 2)}\n`);
+      // The workspace's commands could have left a link named build.json: never written through.
+      const markerFile = path.join(work, "build.json");
+      fs.rmSync(markerFile, { force: true });
+      fs.writeFileSync(markerFile, `${JSON.stringify(marker, null, 2)}\n`, { flag: "wx" });
       const paths = buildPaths(layout, key);
       if (fs.existsSync(paths.marker)) {
-        fs.rmSync(work, { recursive: true, force: true });
+        isolation.remove(work, identity);
       } else {
-        fs.rmSync(paths.dir, { recursive: true, force: true });
+        isolation.remove(paths.dir, identity);
         fs.renameSync(work, paths.dir);
       }
       log("build", "INFO", `Build ${key} finished`);
@@ -219,7 +248,8 @@ export class Builder {
       if (error instanceof RuntimeFailure && cloned) error.commitSha = cloned;
       throw error;
     } finally {
-      fs.rmSync(work, { recursive: true, force: true });
+      fs.rmSync(staging, { recursive: true, force: true });
+      isolation.remove(work, identity);
     }
   }
 
@@ -238,13 +268,63 @@ export class Builder {
   private async run(job: RevisionJob, step: string, commandLine: string, cwd: string): Promise<void> {
     job.log("build", "INFO", `$ ${commandLine}`);
     const started = Date.now();
-    const result = await runCommand(commandLine, {
+    const result = await runCommand(
+      commandLine,
+      this.commandOptions(job, cwd, (stream) => (stream === "stderr" ? "WARNING" : "INFO")),
+    );
+    this.settle(job, step, result);
+    job.log("build", "INFO", `${step} finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  /**
+   * Imports every graph as the agent server will (same program, user and sandbox, no secrets, as
+   * the official image build does), so a syntax error, a missing export or a missing dependency is
+   * a BUILD_FAILED with its reason in the build log.
+   */
+  private async checkGraphs(job: RevisionJob, configFile: string): Promise<void> {
+    const [program, ...prefix] = this.options.agentCommand ?? [];
+    if (!program) return;
+    job.log("build", "INFO", "Checking that every graph loads");
+    const result = await runProgram(
+      program,
+      [...prefix, "--config", configFile, "--check"],
+      this.commandOptions(job, path.dirname(configFile), (stream, line) =>
+        line.startsWith("ERROR ") ? "ERROR" : stream === "stderr" ? "WARNING" : "INFO",
+      ),
+    );
+    if (result.exitCode !== 0 && !result.timedOut && !job.signal.aborted) {
+      throw new RuntimeFailure("A graph does not load (see the ERROR lines above).", "build");
+    }
+    this.settle(job, "graph check", result);
+  }
+
+  private commandOptions(
+    job: RevisionJob,
+    cwd: string,
+    level: (stream: "stdout" | "stderr", line: string) => "INFO" | "WARNING" | "ERROR",
+  ) {
+    const { isolation } = this.options;
+    const identity = isolation.identity(job.deployment.tenant_id);
+    // The whole temporary build directory (source and its parent) is the command's to write.
+    const work = workDirOf(cwd);
+    return {
       cwd,
-      env: this.options.env,
+      env: { ...this.options.env, ...isolation.environment(identity) },
+      launch: (command: string, args: string[]) =>
+        isolation.launch(command, args, identity, {
+          writable: [work],
+          readable: [],
+          dieWithParent: true,
+          cwd,
+        }),
       timeoutMs: this.options.buildTimeoutMs,
       signal: job.signal,
-      onLine: (stream, line) => job.log("build", stream === "stderr" ? "WARNING" : "INFO", line),
-    });
+      onLine: (stream: "stdout" | "stderr", line: string) => job.log("build", level(stream, line), line),
+    };
+  }
+
+  /** Turns a command's end into a failure of its step (timeout, exit code, signal). */
+  private settle(job: RevisionJob, step: string, result: CommandResult): void {
     job.signal.throwIfAborted();
     if (result.timedOut) {
       throw new RuntimeFailure(
@@ -256,8 +336,15 @@ export class Builder {
       const how = result.exitCode === null ? `signal ${result.signal}` : `exit code ${result.exitCode}`;
       throw new RuntimeFailure(`The ${step} command failed with ${how}.`, "build");
     }
-    job.log("build", "INFO", `${step} finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
+}
+
+/** The temporary build directory (`builds/.tmp-…`) holding `dir`. */
+function workDirOf(dir: string): string {
+  for (let current = dir; current !== path.dirname(current); current = path.dirname(current)) {
+    if (path.basename(current).startsWith(".tmp-")) return current;
+  }
+  return dir;
 }
 
 function fail(message: string): never {
@@ -269,6 +356,30 @@ function nearestPackageDir(dir: string, root: string): string | null {
   for (let current = dir; ; current = path.dirname(current)) {
     if (fs.existsSync(path.join(current, "package.json"))) return current;
     if (current === root || !current.startsWith(root)) return null;
+  }
+}
+
+/** Whether `file` exists, a dangling link included. */
+function lexists(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `target`, links resolved, is inside `root`: a cloned repository may link anywhere, and
+ * the control plane must not read or write through such a link for it.
+ */
+function isInside(target: string, root: string): boolean {
+  try {
+    const real = fs.realpathSync(target);
+    const base = fs.realpathSync(root);
+    return real === base || real.startsWith(base + path.sep);
+  } catch {
+    return false;
   }
 }
 
@@ -292,12 +403,14 @@ function checkGraphConfig(file: string, shown: string): { env?: unknown } {
  * a deployment's environment comes from its secrets. An empty file stands in so the agent server
  * starts.
  */
-function provideEnvFile(job: RevisionJob, configDir: string, env: unknown): void {
+function provideEnvFile(job: RevisionJob, src: string, configDir: string, env: unknown): void {
   if (typeof env !== "string") return;
   const file = path.resolve(configDir, env);
-  if (!file.startsWith(configDir + path.sep) || fs.existsSync(file)) return;
+  if (!file.startsWith(configDir + path.sep) || lexists(file)) return;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, "");
+  // The source (a git clone) may hold links: the file is written only where it really is inside.
+  if (!isInside(path.dirname(file), src)) return;
+  fs.writeFileSync(file, "", { flag: "wx" });
   job.log("build", "INFO", `${env} is not in the source: the deployment's secrets are its environment.`);
 }
 

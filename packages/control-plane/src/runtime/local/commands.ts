@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import type { LaunchPlan } from "./isolation.js";
 
 /** Lock files and the install command each one implies, in the order they are looked for. */
 const LOCK_FILES: ReadonlyArray<readonly [file: string, command: string]> = [
@@ -30,23 +31,37 @@ export interface CommandResult {
 /** Longest output line kept in the log (a progress bar without newlines must not fill it). */
 const MAX_LINE = 4_096;
 
+/** How a command runs: where, with what, for how long, and where its lines go. */
+export interface CommandOptions {
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  onLine: (stream: "stdout" | "stderr", line: string) => void;
+  /** How to start the program (as the workspace's user, in its sandbox); default: directly. */
+  launch?: (command: string, args: string[]) => LaunchPlan;
+}
+
 /**
  * Runs the user's own command line (`install_command` / `build_command`) with `/bin/sh -c`, as a
  * Dockerfile `RUN` would: the shell sees exactly the user's text and nothing Berth adds to it.
  * The process group is killed on timeout or abort, so a hung `npm` takes its children with it.
  */
-export function runCommand(
-  commandLine: string,
-  options: {
-    cwd: string;
-    env: Record<string, string>;
-    timeoutMs: number;
-    signal?: AbortSignal;
-    onLine: (stream: "stdout" | "stderr", line: string) => void;
-  },
+export function runCommand(commandLine: string, options: CommandOptions): Promise<CommandResult> {
+  return runProgram("/bin/sh", ["-c", commandLine], options);
+}
+
+/** Runs a program with an argument array (no shell), like runCommand otherwise. */
+export function runProgram(
+  program: string,
+  programArgs: string[],
+  options: CommandOptions,
 ): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", commandLine], {
+    const plan = options.launch?.(program, programArgs) ?? { command: program, args: programArgs };
+    const child = spawn(plan.command, plan.args, {
+      uid: plan.uid,
+      gid: plan.gid,
       cwd: options.cwd,
       env: { ...options.env, CI: "true" },
       stdio: ["ignore", "pipe", "pipe"],

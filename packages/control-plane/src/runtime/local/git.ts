@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { checkedGitTarget } from "./git-target.js";
 
 /** The environment git runs with: never prompts for credentials, ignores the user's global config. */
 function gitEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
@@ -83,15 +84,21 @@ export function shaFromLsRemote(output: string, ref: string): string | null {
   return direct;
 }
 
-/** The commit `ref` (branch name, `refs/tags/...`, or null for the default branch) points at, or null. */
+/**
+ * The commit `ref` (branch name, `refs/tags/...`, or null for the default branch) points at, or
+ * null. An http(s) URL is checked at fetch time (public addresses only, unless `trusted`).
+ */
 export async function remoteRefSha(options: {
   url: string;
   ref: string | null;
   timeoutMs: number;
+  /** URLs on configured git hosts, which may be internal. */
+  trusted?: (url: string) => boolean;
 }): Promise<string | null> {
   const ref = fullRef(options.ref);
   const patterns = ref === "HEAD" ? ["HEAD"] : [ref, `${ref}^{}`];
-  const { stdout } = await git(["ls-remote", "--", options.url, ...patterns], {
+  const target = await checkedGitTarget(options.url, { trusted: options.trusted });
+  const { stdout } = await git([...target.config, "ls-remote", "--", target.url, ...patterns], {
     timeoutMs: options.timeoutMs,
   });
   return shaFromLsRemote(stdout, ref);
@@ -104,8 +111,11 @@ export async function checkoutRef(options: {
   destDir: string;
   timeoutMs: number;
   onLine?: (line: string) => void;
+  /** URLs on configured git hosts, which may be internal. */
+  trusted?: (url: string) => boolean;
 }): Promise<{ commitSha: string }> {
-  const args = ["clone", "--quiet", "--depth", "1", "--single-branch", "--no-tags"];
+  const target = await checkedGitTarget(options.url, { trusted: options.trusted });
+  const args = [...target.config, "clone", "--quiet", "--depth", "1", "--single-branch", "--no-tags"];
   if (options.ref) {
     const name = options.ref.startsWith("refs/tags/")
       ? options.ref.slice("refs/tags/".length)
@@ -115,7 +125,7 @@ export async function checkoutRef(options: {
     args.push("--branch", name);
   }
   // A file path must be a file:// URL for --depth to apply; `--` ends options (a URL never is one).
-  args.push("--", options.url, options.destDir);
+  args.push("--", target.url, options.destDir);
   await git(args, { timeoutMs: options.timeoutMs, onLine: options.onLine });
   const { stdout } = await git(["rev-parse", "HEAD"], { cwd: options.destDir, timeoutMs: 10_000 });
   return { commitSha: stdout.trim() };

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
@@ -9,11 +10,18 @@ import {
   type RunningAgent,
   RuntimeFailure,
 } from "../types.js";
-import { AgentProcess, isAgentOf, isHealthy, planAgentProcess } from "./agent-process.js";
+import {
+  AgentProcess,
+  type AgentProcessPlan,
+  isAgentOf,
+  isHealthy,
+  planAgentProcess,
+} from "./agent-process.js";
 import { Builder, type BuilderOptions, type BuiltRevision } from "./builder.js";
 import { agentEnvironment } from "./environment.js";
 import { freePort } from "./free-port.js";
 import { type DeploymentLayout, deploymentLayout } from "./layout.js";
+import { planLocalResources } from "./resources.js";
 import { followLog, SupervisedAgent } from "./supervised-agent.js";
 
 /** Settings of the local runtime, decided by the composition root. */
@@ -35,6 +43,8 @@ interface RuntimeState {
   revision_id: string;
   pid: number;
   port: number;
+  /** The agent server's credential (this file is the control plane's only: mode 0600). */
+  token?: string;
 }
 
 const CONTAINER_SOURCES: readonly Source[] = ["external_container", "internal_container"];
@@ -49,9 +59,16 @@ export class LocalRuntime implements DeploymentRuntime {
   /** Deployments switching revisions: resolved once the new revision serves. */
   readonly #switching = new Map<string, Promise<void>>();
   readonly #builder: Builder;
+  /** Proxied requests in flight per agent (a switch lets them finish on the old one first). */
+  readonly #inFlight = new Map<SupervisedAgent, { count: number; idle: Array<() => void> }>();
 
   constructor(private readonly options: LocalRuntimeOptions) {
     this.#builder = new Builder(options);
+  }
+
+  /** Agent server processes this runtime supervises now. */
+  agentCount(): number {
+    return this.#agents.size;
   }
 
   unsupportedReason(source: Source): string | null {
@@ -86,7 +103,11 @@ export class LocalRuntime implements DeploymentRuntime {
           `Stopping the previous revision ${previous.revisionId} (it finishes its runs first).`,
         );
         const started = Date.now();
+        // Requests already sent to it finish there (their runs, waits and streams live in it),
+        // for up to the drain period; then it stops (SIGTERM: it claims nothing more).
+        await this.#idle(previous, this.options.drainGraceMs);
         await previous.retire(this.options.drainGraceMs);
+        this.#inFlight.delete(previous);
         job.log("deploy", "INFO", `Previous revision stopped after ${Date.now() - started} ms.`);
       } finally {
         this.#agents.set(id, agent);
@@ -108,7 +129,7 @@ export class LocalRuntime implements DeploymentRuntime {
     const state = readState(layout);
     if (state && isAgentOf(state.pid, layout.data)) {
       if (state.revision_id === job.revision.id && (await isHealthy(`http://127.0.0.1:${state.port}`))) {
-        const process = AgentProcess.adopt(state.pid, state.port);
+        const process = AgentProcess.adopt(state.pid, state.port, state.token);
         this.#agents.set(job.deployment.id, this.#supervise(job, layout, process));
         job.log(
           "deploy",
@@ -130,22 +151,45 @@ export class LocalRuntime implements DeploymentRuntime {
   }
 
   async serving(deploymentId: string): Promise<RunningAgent | undefined> {
-    await this.#switching.get(deploymentId);
+    // No await unless a switch is under way: the lookup and the in-flight count below must happen
+    // in the same turn as this check, or a switch could begin in between, find the old agent idle
+    // and stop it under a request that is about to be sent to it (seen in CI as a cut response).
+    for (let switching = this.#switching.get(deploymentId); switching; ) {
+      await switching;
+      switching = this.#switching.get(deploymentId);
+    }
     const agent = this.#agents.get(deploymentId);
     if (!agent?.process.alive) return undefined;
-    return { revisionId: agent.revisionId, upstream: agent.process.url };
+    const entry = this.#inFlight.get(agent) ?? { count: 0, idle: [] };
+    this.#inFlight.set(agent, entry);
+    entry.count += 1;
+    let released = false;
+    return {
+      revisionId: agent.revisionId,
+      upstream: agent.process.url,
+      token: agent.process.token,
+      release: () => {
+        if (released) return;
+        released = true;
+        entry.count -= 1;
+        if (entry.count === 0) for (const resolve of entry.idle.splice(0)) resolve();
+      },
+    };
   }
 
   async remove(deploymentId: string): Promise<void> {
     const agent = this.#agents.get(deploymentId);
     this.#agents.delete(deploymentId);
     await agent?.retire(this.options.drainGraceMs);
+    if (agent) this.#inFlight.delete(agent);
     const layout = this.#layout(deploymentId);
     const state = readState(layout);
     // A process a previous control plane left behind and nobody adopted.
     if (state && isAgentOf(state.pid, layout.data))
       await AgentProcess.adopt(state.pid, state.port).stop(2_000);
     await this.#stopStrays(layout, null);
+    // The workspace's own trees go as its user; the rest (logs, state) is the control plane's.
+    for (const dir of [layout.builds, layout.data]) this.options.isolation.remove(dir);
     fs.rmSync(layout.root, { recursive: true, force: true });
   }
 
@@ -153,6 +197,18 @@ export class LocalRuntime implements DeploymentRuntime {
     const agents = [...this.#agents.values()];
     this.#agents.clear();
     await Promise.all(agents.map((agent) => agent.retire(this.options.drainGraceMs)));
+  }
+
+  /** Resolves once no proxied request is in flight to `agent`, or after `timeoutMs`. */
+  async #idle(agent: SupervisedAgent, timeoutMs: number): Promise<void> {
+    const entry = this.#inFlight.get(agent);
+    if (!entry || entry.count === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => entry.idle.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
   }
 
   /**
@@ -185,17 +241,13 @@ export class LocalRuntime implements DeploymentRuntime {
 
   /** Starts the built revision and waits for its health check; on failure nothing is left running. */
   async #start(job: RevisionJob, layout: DeploymentLayout, built: BuiltRevision): Promise<SupervisedAgent> {
-    fs.mkdirSync(layout.logs, { recursive: true });
-    fs.mkdirSync(layout.data, { recursive: true });
-    const plan = planAgentProcess({
-      agentCommand: this.options.agentCommand,
-      graphConfigPath: built.graphConfigPath,
-      dataDir: layout.data,
-      port: await freePort(),
-      env: agentEnvironment(this.options.env, job.deployment, job.revision),
-      logFile: path.join(layout.logs, `${job.revision.id}.log`),
-    });
-    job.log("deploy", "INFO", `Starting the agent server on port ${plan.port}`);
+    const plan = this.#plan(job, layout, built.graphConfigPath, await freePort(), newToken());
+    job.log(
+      "deploy",
+      "INFO",
+      `Starting the agent server on port ${plan.port} ${this.options.isolation.describe(this.options.isolation.identity(job.deployment.tenant_id))}`,
+    );
+    job.log("deploy", "INFO", planLocalResources(job.revision.resource_spec).summary);
     const tail = followLog(plan.logFile, job.log, { fromEnd: true });
     const process = AgentProcess.start(plan);
     try {
@@ -219,15 +271,50 @@ export class LocalRuntime implements DeploymentRuntime {
     );
   }
 
-  #supervise(job: RevisionJob, layout: DeploymentLayout, process: AgentProcess): SupervisedAgent {
+  /**
+   * The spawn plan of a revision's agent server: as the workspace's user, in its sandbox, seeing
+   * its build (read-only) and its data directory, with a fresh credential.
+   */
+  #plan(
+    job: RevisionJob,
+    layout: DeploymentLayout,
+    graphConfigPath: string,
+    port: number,
+    token: string,
+  ): AgentProcessPlan {
+    const { isolation } = this.options;
+    const identity = isolation.identity(job.deployment.tenant_id);
+    isolation.prepare(layout, identity);
     const plan = planAgentProcess({
       agentCommand: this.options.agentCommand,
-      graphConfigPath: this.#builder.locate(job, layout)?.graphConfigPath ?? "",
+      graphConfigPath,
       dataDir: layout.data,
-      port: process.port,
-      env: agentEnvironment(this.options.env, job.deployment, job.revision),
+      port,
+      env: {
+        ...agentEnvironment(this.options.env, job.deployment, job.revision),
+        ...isolation.environment(identity),
+      },
       logFile: path.join(layout.logs, `${job.revision.id}.log`),
+      token,
+      heapMb: planLocalResources(job.revision.resource_spec).heapMb,
     });
+    const launched = isolation.launch(plan.command, plan.args, identity, {
+      writable: [layout.data],
+      readable: [buildRoot(layout, graphConfigPath) ?? layout.builds],
+      dieWithParent: false,
+      cwd: plan.cwd,
+    });
+    return { ...plan, ...launched };
+  }
+
+  #supervise(job: RevisionJob, layout: DeploymentLayout, process: AgentProcess): SupervisedAgent {
+    const plan = this.#plan(
+      job,
+      layout,
+      this.#builder.locate(job, layout)?.graphConfigPath ?? "",
+      process.port,
+      process.token,
+    );
     return new SupervisedAgent(process, job.revision.id, plan, job.log, this.options.logger, {
       onRestarted: () => this.#saveStateOf(job.deployment.id, layout),
     });
@@ -243,9 +330,10 @@ export class LocalRuntime implements DeploymentRuntime {
       revision_id: agent.revisionId,
       pid: agent.process.pid,
       port: agent.process.port,
+      token: agent.process.token,
     };
     const temp = `${layout.stateFile}.tmp`;
-    fs.writeFileSync(temp, JSON.stringify(state));
+    fs.writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
     fs.renameSync(temp, layout.stateFile);
   }
 
@@ -265,9 +353,20 @@ export class LocalRuntime implements DeploymentRuntime {
     } catch {
       return;
     }
-    for (const old of entries.slice(this.options.keepBuilds))
-      fs.rmSync(old.dir, { recursive: true, force: true });
+    for (const old of entries.slice(this.options.keepBuilds)) this.options.isolation.remove(old.dir);
   }
+}
+
+/** A fresh agent server credential. */
+function newToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** The build directory (`builds/<key>`) holding a graph configuration file. */
+function buildRoot(layout: DeploymentLayout, graphConfigPath: string): string | null {
+  const rel = path.relative(layout.builds, graphConfigPath);
+  const [key] = rel.split(path.sep);
+  return key && !rel.startsWith("..") ? path.join(layout.builds, key) : null;
 }
 
 function readState(layout: DeploymentLayout): RuntimeState | undefined {

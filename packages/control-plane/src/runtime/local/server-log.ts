@@ -6,10 +6,12 @@ export interface ParsedLine {
 
 /**
  * Agent servers log pino JSON (`{"level":30,"msg":"…"}`); the deploy log shows its level and
- * message (plus the error's message when there is one). Other lines (the banner) pass as INFO.
+ * message (plus the error's message when there is one). Other lines pass as INFO on stdout (the
+ * banner) and as ERROR on stderr (a crash's stack, the CLI's fatal message), WARNING when Node
+ * says it is a warning.
  */
-export function parseServerLine(line: string): ParsedLine {
-  if (!line.startsWith("{")) return { level: "INFO", message: line };
+export function parseServerLine(line: string, stream: "stdout" | "stderr" = "stdout"): ParsedLine {
+  if (!line.startsWith("{")) return { level: plainLevel(line, stream), message: line };
   try {
     const record = JSON.parse(line) as { level?: unknown; msg?: unknown; err?: { message?: unknown } };
     const level = typeof record.level === "number" ? record.level : 30;
@@ -19,6 +21,11 @@ export function parseServerLine(line: string): ParsedLine {
       message: `${typeof record.msg === "string" ? record.msg : line}${err}`,
     };
   } catch {
-    return { level: "INFO", message: line };
+    return { level: plainLevel(line, stream), message: line };
   }
+}
+
+function plainLevel(line: string, stream: "stdout" | "stderr"): ParsedLine["level"] {
+  if (stream === "stdout") return "INFO";
+  return /warning/i.test(line) && !/error/i.test(line) ? "WARNING" : "ERROR";
 }

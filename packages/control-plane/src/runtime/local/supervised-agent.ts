@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { RevisionLog } from "../types.js";
-import { AgentProcess, type AgentProcessPlan } from "./agent-process.js";
+import { AgentProcess, type AgentProcessPlan, stderrFileOf } from "./agent-process.js";
 import { freePort } from "./free-port.js";
 import { FileTail } from "./log-tail.js";
 import { parseServerLine } from "./server-log.js";
@@ -22,7 +22,7 @@ export interface SupervisionEvents {
  */
 export class SupervisedAgent {
   #process: AgentProcess;
-  #tail: FileTail;
+  #tail: LogTail;
   #retired = false;
   #backoffMs = BACKOFF_MIN_MS;
   #startedAt = Date.now();
@@ -35,7 +35,7 @@ export class SupervisedAgent {
     private readonly log: RevisionLog,
     private readonly logger: Logger,
     private readonly events: SupervisionEvents,
-    tail?: FileTail,
+    tail?: LogTail,
   ) {
     this.#process = process;
     this.#tail = tail ?? followLog(plan.logFile, log, { fromEnd: true });
@@ -90,16 +90,28 @@ export class SupervisedAgent {
   }
 }
 
-/** Follows an agent server's output file into the revision's deploy log. */
-export function followLog(file: string, log: RevisionLog, options: { fromEnd?: boolean } = {}): FileTail {
-  return new FileTail(
-    file,
-    (line) => {
-      const parsed = parseServerLine(line);
-      log("deploy", parsed.level, parsed.message);
+/** Something that follows output and can be stopped (after a last read). */
+export interface LogTail {
+  stop(): void;
+}
+
+/** Follows an agent server's stdout and stderr files into the revision's deploy log, each line at its level. */
+export function followLog(file: string, log: RevisionLog, options: { fromEnd?: boolean } = {}): LogTail {
+  const tails = (["stdout", "stderr"] as const).map((stream) =>
+    new FileTail(
+      stream === "stdout" ? file : stderrFileOf(file),
+      (line) => {
+        const parsed = parseServerLine(line, stream);
+        log("deploy", parsed.level, parsed.message);
+      },
+      options,
+    ).start(),
+  );
+  return {
+    stop: () => {
+      for (const t of tails) t.stop();
     },
-    options,
-  ).start();
+  };
 }
 
 function withPort(args: string[], port: number): string[] {

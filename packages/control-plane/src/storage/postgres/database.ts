@@ -1,4 +1,4 @@
-import { migrateToLatest } from "@berth/server-kit";
+import { migrateToLatest } from "@berth-platform/server-kit";
 import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import { Pool, TypeOverrides } from "pg";
 import { migrationsFor } from "../sql/migrations.js";

@@ -1,4 +1,4 @@
-import type { Kysely, Migration, MigrationProvider } from "kysely";
+import { type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
 import type { SqlDialect } from "./dialect.js";
 
 /**
@@ -139,6 +139,31 @@ const migrations = (d: SqlDialect): Record<string, Migration> => ({
         .addColumn("created_at", "text", (c) => c.notNull())
         .addColumn("updated_at", "text", (c) => c.notNull())
         .addUniqueConstraint("listeners_tenant_compute", ["tenant_id", "compute_id"])
+        .execute();
+    },
+  },
+  "0013_api_keys": {
+    // Keys become manageable (issue 13): a public id, a description, a recognisable prefix, a
+    // role, an expiry and the last use. Keys made before this are the bootstrap admin keys.
+    async up(db: Kysely<unknown>) {
+      for (const column of ["id", "description", "short_key", "expires_at", "last_used_at"]) {
+        await db.schema.alterTable("api_keys").addColumn(column, "text").execute();
+      }
+      await db.schema
+        .alterTable("api_keys")
+        .addColumn("role", "text", (c) => c.notNull().defaultTo("admin"))
+        .execute();
+      await sql`update api_keys set id = substr(key_hash, 1, 32) where id is null`.execute(db);
+      await db.schema.createIndex("api_keys_id").unique().on("api_keys").column("id").execute();
+    },
+  },
+  "0013_vocabulary": {
+    // Responses answer each deployment in the names it was created with (issue 13); older
+    // deployments were always answered in the neutral ones.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable("deployments")
+        .addColumn("vocabulary", "text", (c) => c.notNull().defaultTo("neutral"))
         .execute();
     },
   },

@@ -58,6 +58,15 @@ export class SqlRevisionStore implements RevisionStore {
     return rows.map((row) => this.codec.revisionFromRow(row));
   }
 
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom("revisions")
+      .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+      .groupBy("status")
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
   async listInStatus(statuses: readonly RevisionStatus[]): Promise<Revision[]> {
     if (statuses.length === 0) return [];
     const rows = await this.db

@@ -70,6 +70,7 @@ export class RowCodec {
       active_revision_id: d.active_revision_id,
       image_version: d.image_version,
       delete_tracing_project: d.delete_tracing_project ? 1 : 0,
+      vocabulary: d.vocabulary,
       created_at: d.created_at,
       updated_at: d.updated_at,
     };
@@ -91,6 +92,7 @@ export class RowCodec {
       active_revision_id: row.active_revision_id,
       image_version: row.image_version,
       delete_tracing_project: row.delete_tracing_project === 1,
+      vocabulary: row.vocabulary === "real" ? "real" : "neutral",
       created_at: row.created_at,
       updated_at: row.updated_at,
     });

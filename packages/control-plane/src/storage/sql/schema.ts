@@ -14,6 +14,16 @@ export interface TenantsTable {
 export interface ApiKeysTable {
   key_hash: string;
   created_at: string;
+  /** Public id (keys made before issue 13 got the first 32 hex digits of their hash). */
+  id: string | null;
+  /** What the key is for, as its creator described it. */
+  description: string | null;
+  /** The key's first characters, enough to recognise it in a list. */
+  short_key: string | null;
+  /** `admin` manages workspaces and keys; `member` only uses the deployments API. */
+  role: string;
+  expires_at: string | null;
+  last_used_at: string | null;
 }
 
 /** Which tenants a key gives access to. */
@@ -39,6 +49,8 @@ export interface DeploymentsTable {
   active_revision_id: string | null;
   image_version: string | null;
   delete_tracing_project: number;
+  /** `neutral` or `real` (migration 0013_vocabulary). */
+  vocabulary: string;
   created_at: string;
   updated_at: string;
 }

@@ -1,6 +1,19 @@
-import type { Kysely } from "kysely";
-import type { Tenant, TenantStore } from "../types.js";
-import type { ControlPlaneDb } from "./schema.js";
+import type { Kysely, Selectable } from "kysely";
+import type { ApiKeyRecord, KeyRole, NewApiKey, Tenant, TenantStore } from "../types.js";
+import type { ApiKeysTable, ControlPlaneDb } from "./schema.js";
+
+function keyRecord(row: Selectable<ApiKeysTable>, tenantIds: string[]): ApiKeyRecord {
+  return {
+    id: row.id ?? row.key_hash.slice(0, 32),
+    description: row.description,
+    short_key: row.short_key,
+    role: (row.role === "member" ? "member" : "admin") satisfies KeyRole,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    last_used_at: row.last_used_at,
+    tenant_ids: tenantIds,
+  };
+}
 
 /** Tenants and API keys on Kysely (SQLite or PostgreSQL). */
 export class SqlTenantStore implements TenantStore {
@@ -18,11 +31,27 @@ export class SqlTenantStore implements TenantStore {
     await this.db.insertInto("tenants").values(tenant).execute();
   }
 
-  async addKey(keyHash: string, tenantIds: string[], now: string): Promise<void> {
+  async list(ids?: readonly string[]): Promise<Tenant[]> {
+    if (ids?.length === 0) return [];
+    let query = this.db.selectFrom("tenants").selectAll();
+    if (ids) query = query.where("id", "in", [...ids]);
+    return query.orderBy("created_at").orderBy("id").execute();
+  }
+
+  async addKey(keyHash: string, tenantIds: string[], now: string, details?: NewApiKey): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto("api_keys")
-        .values({ key_hash: keyHash, created_at: now })
+        .values({
+          key_hash: keyHash,
+          created_at: now,
+          id: details?.id ?? keyHash.slice(0, 32),
+          description: details?.description ?? null,
+          short_key: details?.short_key ?? null,
+          role: details?.role ?? "admin",
+          expires_at: details?.expires_at ?? null,
+          last_used_at: null,
+        })
         .onConflict((oc) => oc.doNothing())
         .execute();
       for (const tenantId of tenantIds) {
@@ -43,5 +72,67 @@ export class SqlTenantStore implements TenantStore {
       .orderBy("tenant_id")
       .execute();
     return rows.map((row) => row.tenant_id);
+  }
+
+  async keyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const row = await this.db
+      .selectFrom("api_keys")
+      .selectAll()
+      .where("key_hash", "=", keyHash)
+      .executeTakeFirst();
+    return row ? keyRecord(row, await this.tenantsOfKey(keyHash)) : null;
+  }
+
+  async keysOfTenant(tenantId: string): Promise<ApiKeyRecord[]> {
+    const rows = await this.db
+      .selectFrom("api_keys")
+      .innerJoin("api_key_tenants as mine", "mine.key_hash", "api_keys.key_hash")
+      .selectAll("api_keys")
+      .where("mine.tenant_id", "=", tenantId)
+      .orderBy("api_keys.created_at", "desc")
+      .orderBy("api_keys.key_hash")
+      .execute();
+    const links = rows.length
+      ? await this.db
+          .selectFrom("api_key_tenants")
+          .select(["key_hash", "tenant_id"])
+          .where(
+            "key_hash",
+            "in",
+            rows.map((r) => r.key_hash),
+          )
+          .orderBy("tenant_id")
+          .execute()
+      : [];
+    return rows.map((row) =>
+      keyRecord(
+        row,
+        links.filter((l) => l.key_hash === row.key_hash).map((l) => l.tenant_id),
+      ),
+    );
+  }
+
+  async deleteKey(id: string, tenantId: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("api_keys")
+        .innerJoin("api_key_tenants", "api_key_tenants.key_hash", "api_keys.key_hash")
+        .select("api_keys.key_hash")
+        .where("api_keys.id", "=", id)
+        .where("api_key_tenants.tenant_id", "=", tenantId)
+        .executeTakeFirst();
+      if (!row) return false;
+      await trx.deleteFrom("api_key_tenants").where("key_hash", "=", row.key_hash).execute();
+      await trx.deleteFrom("api_keys").where("key_hash", "=", row.key_hash).execute();
+      return true;
+    });
+  }
+
+  async touchKey(keyHash: string, now: string): Promise<void> {
+    await this.db
+      .updateTable("api_keys")
+      .set({ last_used_at: now })
+      .where("key_hash", "=", keyHash)
+      .execute();
   }
 }

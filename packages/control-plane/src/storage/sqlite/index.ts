@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { lockDataDir } from "@berth/server-kit";
+import { lockDataDir } from "@berth-platform/server-kit";
 import type { SecretBox } from "../../secrets/box.js";
 import { sqlStorage } from "../sql/index.js";
 import type { ControlPlaneStorage } from "../types.js";

@@ -1,0 +1,50 @@
+import { register as registerTsx } from "tsx/esm/api";
+import { importGraphExport } from "./load.js";
+import { readGraphProject, readProjectEnv } from "./project.js";
+import { isCompiled, isUncompiled } from "./registry.js";
+
+/** One graph's result of a load check: null error when it loads. */
+export interface GraphCheck {
+  graphId: string;
+  error: string | null;
+}
+
+/**
+ * Imports every graph of a project as the server would (TypeScript through tsx, the project's
+ * `env` added to `processEnv`) without starting anything, so a build can fail on a graph that
+ * does not load instead of the deploy.
+ */
+export async function checkGraphProject(
+  configPath: string,
+  processEnv: Record<string, string | undefined>,
+): Promise<GraphCheck[]> {
+  const project = readGraphProject(configPath);
+  for (const [key, value] of Object.entries(readProjectEnv(project))) {
+    if (processEnv[key] === undefined) processEnv[key] = value;
+  }
+  const unregister = registerTsx();
+  try {
+    const results: GraphCheck[] = [];
+    for (const spec of project.graphs) {
+      try {
+        const value = await importGraphExport(spec);
+        const resolved = await value;
+        const usable = isCompiled(resolved) || isUncompiled(resolved) || typeof resolved === "function";
+        results.push({
+          graphId: spec.graphId,
+          error: usable
+            ? null
+            : `Cannot load graph "${spec.graphId}" from ${spec.modulePath}: the export is not a compiled graph, a StateGraph, or a function returning one of them`,
+        });
+      } catch (error) {
+        results.push({
+          graphId: spec.graphId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    return results;
+  } finally {
+    unregister();
+  }
+}

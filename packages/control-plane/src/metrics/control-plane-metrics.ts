@@ -1,0 +1,79 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { REVISION_STATUSES } from "../domain/revision-status.js";
+
+/** Where the gauges read from at scrape time. */
+export interface ControlPlaneProbe {
+  /** Revisions in each status, across workspaces. */
+  revisionsByStatus(): Promise<Record<string, number>>;
+  /** Agent server processes this control plane runs now. */
+  agentProcesses(): number;
+}
+
+/**
+ * The control plane's Prometheus metrics (prefix `berth_cp_`): requests by route and status,
+ * revisions by status, build and deploy durations, agent processes up. Aggregates only (no names
+ * or ids), one registry per instance.
+ */
+export class ControlPlaneMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<"method" | "route" | "status">;
+  private readonly requestSeconds: Histogram<"method" | "route">;
+  private readonly stepSeconds: Histogram<"step" | "outcome">;
+
+  constructor(probe: ControlPlaneProbe) {
+    this.requests = new Counter({
+      name: "berth_cp_http_requests_total",
+      help: "HTTP requests answered, by method, route pattern and status code",
+      labelNames: ["method", "route", "status"],
+      registers: [this.registry],
+    });
+    this.requestSeconds = new Histogram({
+      name: "berth_cp_http_request_duration_seconds",
+      help: "Time to answer an HTTP request, by method and route pattern",
+      labelNames: ["method", "route"],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+      registers: [this.registry],
+    });
+    this.stepSeconds = new Histogram({
+      name: "berth_cp_revision_step_duration_seconds",
+      help: "Duration of a revision's build or deploy, by outcome",
+      labelNames: ["step", "outcome"],
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 900],
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: "berth_cp_revisions",
+      help: "Revisions in each status",
+      labelNames: ["status"],
+      registers: [this.registry],
+      async collect() {
+        const counts = await probe.revisionsByStatus();
+        for (const status of REVISION_STATUSES) this.set({ status }, counts[status] ?? 0);
+      },
+    });
+    new Gauge({
+      name: "berth_cp_agent_processes",
+      help: "Agent server processes up (local runtime)",
+      registers: [this.registry],
+      collect() {
+        this.set(probe.agentProcesses());
+      },
+    });
+  }
+
+  /** Records an answered request (`route` is the pattern, so label values stay few). */
+  request(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.requestSeconds.observe({ method, route }, seconds);
+  }
+
+  /** Records a finished build or deploy. */
+  step(step: "build" | "deploy", outcome: "success" | "failure", seconds: number): void {
+    this.stepSeconds.observe({ step, outcome }, seconds);
+  }
+
+  /** The Prometheus text exposition. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,88 @@
+// The pure parts of workspace isolation: the sandbox's mounts and how a command is launched.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { sandboxArgs, WorkspaceIsolation } from "../src/runtime/local/isolation.js";
+
+const identity = { uid: 200001, gid: 200001, home: "/srv/berth/workspaces/200001/home" };
+const mounts = {
+  writable: ["/srv/berth/deployments/d/data"],
+  readable: ["/srv/berth/deployments/d/builds/k"],
+  dieWithParent: false,
+};
+
+describe("sandboxArgs", () => {
+  it("hides the data directory, then puts back only the deployment's own directories", () => {
+    const args = sandboxArgs("/srv/berth", identity, mounts);
+    const at = (flag: string, value: string) => args.findIndex((a, i) => a === flag && args[i + 1] === value);
+    assert.ok(at("--ro-bind", "/") >= 0, "the system is read-only");
+    assert.ok(at("--tmpfs", "/srv/berth") >= 0, "the data directory is an empty tmpfs");
+    assert.ok(at("--tmpfs", "/srv/berth") < at("--bind", "/srv/berth/deployments/d/data"));
+    assert.ok(at("--ro-bind", "/srv/berth/deployments/d/builds/k") > at("--tmpfs", "/srv/berth"));
+    assert.ok(at("--bind", identity.home) > 0, "its HOME is writable");
+    assert.ok(!args.includes("/srv/berth/secrets.key") && !args.some((a) => a.endsWith(".sqlite")));
+    // Mount points on the way are reachable by the workspace user (bwrap would make them 0700).
+    const perms = args.findIndex(
+      (a, i) => a === "--perms" && args[i + 2] === "--dir" && args[i + 3] === "/srv/berth/deployments",
+    );
+    assert.ok(perms >= 0 && args[perms + 1] === "0755");
+    assert.ok(!args.includes("--new-session"), "the runtime stops a process group");
+    assert.ok(!args.includes("--die-with-parent"), "agent servers outlive a crashed control plane");
+    assert.ok(
+      sandboxArgs("/srv/berth", null, { ...mounts, dieWithParent: true }).includes("--die-with-parent"),
+    );
+  });
+});
+
+describe("WorkspaceIsolation.launch", () => {
+  const options = { dataDir: "/srv/berth", uidBase: 200000, npmCacheSeed: null };
+  it("drops to the workspace user inside the sandbox when it has setpriv", () => {
+    const iso = new WorkspaceIsolation({
+      ...options,
+      workspaceUsers: true,
+      bwrapPath: "/usr/bin/bwrap",
+      setprivPath: "/usr/bin/setpriv",
+    });
+    const plan = iso.launch("/bin/sh", ["-c", "npm ci"], identity, { ...mounts, cwd: "/x" });
+    assert.equal(plan.command, "/usr/bin/bwrap");
+    assert.equal(plan.uid, undefined, "bwrap itself runs as the control plane's user");
+    const dash = plan.args.indexOf("--");
+    assert.deepEqual(plan.args.slice(dash + 1), [
+      "/usr/bin/setpriv",
+      "--reuid=200001",
+      "--regid=200001",
+      "--clear-groups",
+      "--",
+      "/bin/sh",
+      "-c",
+      "npm ci",
+    ]);
+    assert.deepEqual(plan.args.slice(dash - 2, dash), ["--chdir", "/x"]);
+  });
+  it("runs as the workspace user without a sandbox, and as is without either", () => {
+    const users = new WorkspaceIsolation({
+      ...options,
+      workspaceUsers: true,
+      bwrapPath: null,
+      setprivPath: null,
+    });
+    assert.deepEqual(users.launch("node", ["a"], identity, { ...mounts, cwd: "/x" }), {
+      command: "node",
+      args: ["a"],
+      uid: 200001,
+      gid: 200001,
+    });
+    const none = new WorkspaceIsolation({
+      ...options,
+      workspaceUsers: false,
+      bwrapPath: null,
+      setprivPath: null,
+    });
+    assert.deepEqual(none.launch("node", ["a"], null, { ...mounts, cwd: "/x" }), {
+      command: "node",
+      args: ["a"],
+    });
+    assert.deepEqual(none.environment(null), {});
+    assert.equal(users.environment(identity).HOME, identity.home);
+    assert.equal(users.environment(identity).npm_config_cache, `${identity.home}/.npm`);
+  });
+});

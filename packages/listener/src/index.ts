@@ -1,0 +1,3 @@
+export { type DockerfileOptions, renderDockerfile } from "./dockerfile.js";
+export { inClusterUrl, LABELS, objectName, renderRevision, toPrune } from "./render.js";
+export type { ContainerSpec, DesiredRevision, KubeObject, ResourceSpec } from "./types.js";
