@@ -4,33 +4,21 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
 import { runBerth } from "./cli-helpers.js";
+import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 
 const KEY = "cli-deploy-ignore-key-0123456789abcdef";
 
 describe("berth deploy honours .gitignore and .dockerignore", () => {
-  const temp = makeTempDir();
-  let server: SpawnedServer;
-  before(async () => {
-    server = await spawnBerth([
-      "up",
-      "--port",
-      "0",
-      "--data-dir",
-      path.join(temp.dir, "cp"),
-      "--api-key",
-      KEY,
-      "--no-runtime",
-    ]);
-  });
+  const plane = new ControlPlaneUnderTest(KEY, ["--no-runtime"]);
+  before(() => plane.start());
   after(async () => {
-    await server?.stop();
-    temp.cleanup();
+    await plane.stop();
+    plane.cleanup();
   });
 
   it("leaves ignored files out of the uploaded archive", async () => {
-    const project = path.join(temp.dir, "project");
+    const project = path.join(plane.temp.dir, "project");
     const write = (rel: string, text = "x") => {
       fs.mkdirSync(path.dirname(path.join(project, rel)), { recursive: true });
       fs.writeFileSync(path.join(project, rel), text);
@@ -44,7 +32,7 @@ describe("berth deploy honours .gitignore and .dockerignore", () => {
     write("fixtures/big.json");
     write("docs/guide.md");
     const result = await runBerth(["deploy", project, "--no-wait", "--name", "ignoring"], {
-      BERTH_URL: server.url,
+      BERTH_URL: plane.url,
       BERTH_API_KEY: KEY,
     });
     const out = result.stdout + result.stderr;

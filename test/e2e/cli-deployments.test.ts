@@ -1,31 +1,20 @@
 // `berth deployments list`, `status`, `revisions`, `logs [-f]`, `delete` through the spawned CLI
 // against a spawned `berth up` that really builds and runs (issue 13), text and --json.
 import assert from "node:assert/strict";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
 import { runBerth as berth, jsonLines } from "./cli-helpers.js";
+import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 
 const KEY = "cli-deployments-key-0123456789abcdef";
 
 describe("berth deployments / status / revisions / logs / delete", () => {
-  const temp = makeTempDir();
-  let server: SpawnedServer;
+  const plane = new ControlPlaneUnderTest(KEY, ["--no-example"]);
   let env: Record<string, string>;
   let deploymentId = "";
   before(async () => {
-    server = await spawnBerth([
-      "up",
-      "--port",
-      "0",
-      "--data-dir",
-      path.join(temp.dir, "cp"),
-      "--api-key",
-      KEY,
-      "--no-example",
-    ]);
-    env = { BERTH_URL: server.url, BERTH_API_KEY: KEY };
-    const res = await fetch(`${server.url}/v2/deployments`, {
+    await plane.start();
+    env = { BERTH_URL: plane.url, BERTH_API_KEY: KEY };
+    const res = await fetch(`${plane.url}/v2/deployments`, {
       method: "POST",
       headers: { "X-Api-Key": KEY, "Content-Type": "application/json" },
       body: JSON.stringify({
@@ -40,8 +29,8 @@ describe("berth deployments / status / revisions / logs / delete", () => {
     deploymentId = ((await res.json()) as { id: string }).id;
   });
   after(async () => {
-    await server?.stop();
-    temp.cleanup();
+    await plane.stop();
+    plane.cleanup();
   });
 
   it("logs -f follows the latest revision until it settles, with levels; then status says DEPLOYED", async () => {
@@ -78,7 +67,7 @@ describe("berth deployments / status / revisions / logs / delete", () => {
   });
 
   it("the control plane's /metrics: revisions by status, build/deploy durations, agent processes, requests", async () => {
-    const res = await fetch(`${server.url}/metrics`);
+    const res = await fetch(`${plane.url}/metrics`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /text\/plain/);
     const text = await res.text();
@@ -114,7 +103,7 @@ describe("berth deployments / status / revisions / logs / delete", () => {
     assert.equal(deleted.status, 0, deleted.stderr);
     assert.equal(jsonLines(deleted.stdout)[0]?.deleted, true);
     for (let i = 0; i < 100; i += 1) {
-      const res = await fetch(`${server.url}/v2/deployments/${deploymentId}`, {
+      const res = await fetch(`${plane.url}/v2/deployments/${deploymentId}`, {
         headers: { "X-Api-Key": KEY },
       });
       if (res.status === 404) return;

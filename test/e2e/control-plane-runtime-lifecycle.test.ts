@@ -3,8 +3,9 @@
 // control plane restarts that bring deployments back without a new revision.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { packDirectory } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
-import { ControlPlaneUnderTest, eventually, isAlive } from "./control-plane-helpers.js";
+import { ControlPlaneUnderTest, eventually, isAlive, RUNTIME_PROJECT } from "./control-plane-helpers.js";
 
 const plane = new ControlPlaneUnderTest("runtime-lifecycle-key-0123456789", ["--no-example"]);
 let deploymentId = "";
@@ -85,17 +86,7 @@ describe("berth up: local runtime, lifecycle", () => {
 
   it("a graph that does not load fails the BUILD with each reason in the build log (as ERROR); the previous keeps serving", async () => {
     const active = (await plane.api("GET", `/v2/deployments/${deploymentId}`)).json.active_revision_id;
-    const objectPath = await plane.upload(
-      deploymentId,
-      (await import("@berth-platform/testkit")).packDirectory(
-        (await import("./control-plane-helpers.js")).RUNTIME_PROJECT,
-      ),
-    );
-    const created = await plane.api("POST", `/v2/deployments/${deploymentId}/revisions`, {
-      source_revision_config: { source_tarball_path: objectPath, graph_config_path: "broken.json" },
-      source_config: { build_command: "true" },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.json));
+    const created = await reviseRuntimeProject("broken.json");
     await plane.waitFor(deploymentId, created.json.id, ["BUILD_FAILED"]);
     const logs = await plane.logText(deploymentId, created.json.id, "build");
     assert.match(logs, /ERROR graph syntax does not load/);
@@ -120,18 +111,7 @@ describe("berth up: local runtime, lifecycle", () => {
 
   it("a revision that crashes on start ends DEPLOY_FAILED with the server's output; the previous keeps serving", async () => {
     const active = (await plane.api("GET", `/v2/deployments/${deploymentId}`)).json.active_revision_id;
-    const objectPath = await plane.upload(
-      deploymentId,
-      (await import("@berth-platform/testkit")).packDirectory(
-        (await import("./control-plane-helpers.js")).RUNTIME_PROJECT,
-      ),
-    );
-    const created = await plane.api("POST", `/v2/deployments/${deploymentId}/revisions`, {
-      source_revision_config: { source_tarball_path: objectPath, graph_config_path: "crash.json" },
-      // Inputs carry over from the latest revision (the broken build): replace its build command.
-      source_config: { build_command: "true" },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.json));
+    const created = await reviseRuntimeProject("crash.json");
     await plane.waitFor(deploymentId, created.json.id, ["DEPLOY_FAILED"]);
     const logs = await plane.logText(deploymentId, created.json.id, "deploy");
     // The crash comes from the agent's stderr: at ERROR, so a level filter shows the cause.
@@ -241,3 +221,15 @@ describe("berth up: local runtime, lifecycle", () => {
     assert.equal(revisionsAfter, revisionsBefore, "no revision is created by a restart");
   });
 });
+
+/** A new revision of the runtime project with another graph configuration (and no build step). */
+async function reviseRuntimeProject(graphConfigPath: string) {
+  const objectPath = await plane.upload(deploymentId, packDirectory(RUNTIME_PROJECT));
+  const created = await plane.api("POST", `/v2/deployments/${deploymentId}/revisions`, {
+    source_revision_config: { source_tarball_path: objectPath, graph_config_path: graphConfigPath },
+    // Inputs carry over from the latest revision (maybe a broken build): replace its build command.
+    source_config: { build_command: "true" },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.json));
+  return created;
+}
