@@ -31,6 +31,14 @@ describe("sandboxArgs", () => {
       sandboxArgs("/srv/berth", null, { ...mounts, dieWithParent: true }).includes("--die-with-parent"),
     );
   });
+
+  it("puts Berth's own install back when the private /tmp would hide it", () => {
+    const args = sandboxArgs("/tmp/ci/data", identity, mounts, ["/tmp/ci/berth", "/usr/lib/berth"]);
+    const at = (flag: string, value: string) => args.findIndex((a, i) => a === flag && args[i + 1] === value);
+    assert.ok(at("--ro-bind", "/tmp/ci/berth") > at("--tmpfs", "/tmp"), "after the private /tmp");
+    assert.ok(at("--ro-bind", "/tmp/ci/berth") < at("--tmpfs", "/tmp/ci/data"), "under the data dir's tmpfs");
+    assert.equal(at("--ro-bind", "/usr/lib/berth"), -1, "outside /tmp it is visible already");
+  });
 });
 
 describe("WorkspaceIsolation.launch", () => {

@@ -67,7 +67,21 @@ export function workspaceIsolation(
     bwrapPath: bwrap,
     setprivPath: root ? findProgram("setpriv", processEnv.PATH) : null,
     npmCacheSeed: isolation.npmCacheSeed,
+    berthFiles: agentCommand.filter((part) => part.endsWith(".js")).map(installRoot),
   });
+}
+
+/**
+ * The directory Berth's program resolves its packages from: the outermost ancestor whose
+ * `node_modules` holds `@langchain` (a checkout's root, where npm hoists them), else the
+ * program's own folder.
+ */
+function installRoot(program: string): string {
+  let root = path.dirname(program);
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "node_modules", "@langchain"))) root = dir;
+    if (path.dirname(dir) === dir) return root;
+  }
 }
 
 /** Whether bubblewrap can set up the namespaces it needs here (user namespaces may be off). */

@@ -46,6 +46,11 @@ export interface IsolationOptions {
   setprivPath: string | null;
   /** An npm cache whose packages a new workspace's own cache starts with (offline installs), or null. */
   npmCacheSeed: string | null;
+  /**
+   * Berth's own files (its install, with the agent server program and the dependencies templates
+   * link to) where the sandbox's private /tmp would hide them: put back read-only.
+   */
+  berthFiles?: readonly string[];
 }
 
 /**
@@ -188,7 +193,12 @@ export class WorkspaceIsolation {
     const user = identity ? { uid: identity.uid, gid: identity.gid } : {};
     const { bwrapPath: bwrap, setprivPath: setpriv } = this.options;
     if (!bwrap) return { command, args, ...user };
-    const sandbox = [...sandboxArgs(this.options.dataDir, identity, mounts), "--chdir", mounts.cwd, "--"];
+    const sandbox = [
+      ...sandboxArgs(this.options.dataDir, identity, mounts, this.options.berthFiles),
+      "--chdir",
+      mounts.cwd,
+      "--",
+    ];
     if (identity && setpriv) {
       const drop = [setpriv, `--reuid=${identity.uid}`, `--regid=${identity.gid}`, "--clear-groups", "--"];
       return { command: bwrap, args: [...sandbox, ...drop, command, ...args] };
@@ -224,6 +234,7 @@ export function sandboxArgs(
   dataDir: string,
   identity: WorkspaceIdentity | null,
   mounts: SandboxMounts,
+  berthFiles: readonly string[] = [],
 ): string[] {
   const args = [
     "--ro-bind",
@@ -238,6 +249,9 @@ export function sandboxArgs(
     "--tmpfs",
     "/tmp",
   ];
+  // Berth installed (or checked out) under /tmp: the private /tmp must not hide its program. The
+  // data directory's tmpfs below still covers it if it lies inside.
+  for (const dir of berthFiles) if (isUnder(dir, "/tmp")) args.push("--ro-bind", dir, dir);
   // No --new-session: the process group is how the runtime stops everything the command started.
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (mounts.dieWithParent) args.push("--die-with-parent");
@@ -260,6 +274,11 @@ export function sandboxArgs(
   for (const dir of mounts.readable) args.push("--ro-bind", dir, dir);
   for (const dir of writable) args.push("--bind", dir, dir);
   return args;
+}
+
+function isUnder(dir: string, parent: string): boolean {
+  const rel = path.relative(parent, dir);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 
 /** The first executable `name` (e.g. `bwrap`) on PATH, or null. */
