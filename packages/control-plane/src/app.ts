@@ -10,6 +10,7 @@ import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
 import { agentProxyRoutes } from "./http/routes/agent-proxy.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
+import { listenerAgentRoutes } from "./http/routes/listener-agent.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
 import { projectRoutes } from "./http/routes/projects.js";
@@ -26,6 +27,7 @@ import type { AgentGateway } from "./services/agent-gateway.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
 import type { IntegrationService } from "./services/integrations.js";
+import type { ListenerAgentService } from "./services/listener-agent.js";
 import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { PushWatcher } from "./services/push-watcher.js";
@@ -46,6 +48,7 @@ export interface AppDeps {
   uploads: UploadService;
   logs: LogService;
   listeners: ListenerService;
+  listenerAgent: ListenerAgentService;
   integrations: IntegrationService;
   pushWatcher: PushWatcher;
   gateway: AgentGateway;
@@ -103,6 +106,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // A doorbell, not a credentialed call: git hosts cannot send an API key (see push-hook.ts).
   await app.register(pushHookRoutes(deps.pushWatcher, deps.config.bodyLimitBytes));
   await agentProxyRoutes(app, deps.gateway, deps.auth);
+  // Listeners authenticate with their own key, not a workspace API key (see listener-agent.ts).
+  await app.register(listenerAgentRoutes(deps.listenerAgent));
   await app.register(async (api) => {
     requirePrincipal(api, deps.auth);
     await api.register(workspaceRoutes(deps.access));
@@ -112,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(apiKeyRoutes(deps.access));
     await api.register(uploadUrlRoutes(deps.uploads, deps.config.publicUrl));
     await api.register(logRoutes(deps.logs));
-    await api.register(listenerRoutes(deps.listeners));
+    await api.register(listenerRoutes(deps.listeners, deps.config.listenerTimeoutMs));
     await api.register(integrationRoutes(deps.integrations));
     await api.register(deploymentRoutes(deps.deployments));
     await api.register(pushTokenRoutes(deps.deployments));

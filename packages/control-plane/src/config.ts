@@ -27,6 +27,8 @@ export interface ControlPlaneConfig {
   readonly gitHosts: ReadonlyArray<GitHostConfig>;
   /** How often the provisioner retries work that failed. */
   readonly provisionIntervalMs: number;
+  /** A listener that has not polled for this long shows as DISCONNECTED (BERTH_LISTENER_TIMEOUT_SECS). */
+  readonly listenerTimeoutMs: number;
   /** How often build_on_push branches are checked for new commits (BERTH_PUSH_POLL_SECS; 0: webhook only). */
   readonly pushPollMs: number;
   /** Time limit of each install/build command and of a git clone (BERTH_BUILD_TIMEOUT_SECS). */
@@ -104,6 +106,8 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
       50,
       3_600_000,
     ),
+    listenerTimeoutMs:
+      integer("BERTH_LISTENER_TIMEOUT_SECS", env.BERTH_LISTENER_TIMEOUT_SECS ?? 30, 1, 86_400) * 1000,
     pushPollMs: integer("BERTH_PUSH_POLL_SECS", env.BERTH_PUSH_POLL_SECS ?? 60, 0, 86_400) * 1000,
     buildTimeoutMs:
       integer("BERTH_BUILD_TIMEOUT_SECS", env.BERTH_BUILD_TIMEOUT_SECS ?? 900, 1, 86_400) * 1000,

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { listenWithFallback } from "@berth-platform/server-kit";
@@ -20,6 +21,7 @@ import { AgentUrls } from "./services/agent-urls.js";
 import { AuthService, type BootstrapResult } from "./services/auth.js";
 import { DeploymentService } from "./services/deployments.js";
 import { IntegrationService } from "./services/integrations.js";
+import { ListenerAgentService } from "./services/listener-agent.js";
 import { ListenerService } from "./services/listeners.js";
 import { LogService } from "./services/logs.js";
 import { KeyedMutex } from "./services/mutex.js";
@@ -87,7 +89,8 @@ export async function createControlPlane(
 ): Promise<ControlPlane> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const box = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir));
+  const secretsKey = loadSecretsKey(config.secretsKey, config.dataDir);
+  const box = new SecretBox(secretsKey);
   const storage = config.databaseUrl
     ? await openPostgresStorage(config.databaseUrl, box, {
         onError: (err) => logger.warn({ err }, "PostgreSQL: an idle connection failed"),
@@ -156,6 +159,13 @@ export async function createControlPlane(
     const app = await buildApp({
       logs: new LogService(storage),
       listeners: new ListenerService(storage),
+      listenerAgent: new ListenerAgentService(
+        storage,
+        locks,
+        () => provisioner.kick(),
+        // Generated database passwords of listener deployments derive from the secrets key.
+        createHmac("sha256", secretsKey).update("berth/listener-database-password").digest(),
+      ),
       integrations,
       pushWatcher,
       gateway: new AgentGateway(storage.deployments, runtime),

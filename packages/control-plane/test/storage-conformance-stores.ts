@@ -25,6 +25,7 @@ function listener(tenant: string, computeId: string): Listener {
     compute_config: { cluster_namespaces: ["default"] },
     created_at: now,
     updated_at: now,
+    last_seen_at: null,
   };
 }
 
@@ -34,15 +35,15 @@ export function otherStoreCases(shared: () => Shared): void {
     const { storage, tenantA, tenantB } = shared();
     const first = listener(tenantA, "cluster-1");
     const second = listener(tenantA, "cluster-2");
-    await storage.listeners.create(first);
-    await storage.listeners.create(second);
+    await storage.listeners.create(first, "hash-1");
+    await storage.listeners.create(second, "hash-2");
     await assert.rejects(
-      storage.listeners.create(listener(tenantA, "cluster-1")),
+      storage.listeners.create(listener(tenantA, "cluster-1"), "hash-3"),
       (error) =>
         error instanceof ConflictError && /compute ID 'cluster-1' already exists/.test(error.message),
     );
     const foreign = listener(tenantB, "cluster-1");
-    await storage.listeners.create(foreign);
+    await storage.listeners.create(foreign, "hash-4");
     const ids = async (limit: number, offset: number) =>
       (await storage.listeners.list(tenantA, { limit, offset })).map((l) => l.id);
     assert.deepEqual(await ids(10, 0), [second.id, first.id]);
@@ -57,6 +58,15 @@ export function otherStoreCases(shared: () => Shared): void {
     };
     await storage.listeners.update(updated);
     assert.deepEqual(await storage.listeners.get(tenantA, first.id), updated);
+    // The listener-facing API: lookup by id alone with the key hash, key rotation, polls.
+    assert.deepEqual(await storage.listeners.byIdWithKey(first.id), { listener: updated, keyHash: "hash-1" });
+    assert.equal(await storage.listeners.setKeyHash(tenantB, first.id, "hash-5", updated.updated_at), false);
+    assert.equal(await storage.listeners.setKeyHash(tenantA, first.id, "hash-5", updated.updated_at), true);
+    await storage.listeners.touch(first.id, "2030-01-01T00:00:00.000Z");
+    const seen = await storage.listeners.byIdWithKey(first.id);
+    assert.equal(seen?.keyHash, "hash-5");
+    assert.equal(seen?.listener.last_seen_at, "2030-01-01T00:00:00.000Z");
+    assert.equal(await storage.listeners.byIdWithKey(randomUUID()), undefined);
     assert.equal(await storage.listeners.delete(tenantB, first.id), false);
     assert.equal(await storage.listeners.delete(tenantA, first.id), true);
     assert.equal(await storage.listeners.delete(tenantA, first.id), false);

@@ -143,6 +143,18 @@ export function storageConformance(
       assert.ok((await storage.deployments.listByStatus("READY")).some((d) => d.id === made[0]?.id));
     });
 
+    it("lists a listener's deployments by source_config.listener_id, tenant-scoped", async () => {
+      const listenerId = randomUUID();
+      const mine = fixture(tenantA, "on-listener");
+      mine.deployment.source_config = { ...mine.deployment.source_config, listener_id: listenerId };
+      const other = fixture(tenantA, "off-listener");
+      for (const f of [mine, other]) await storage.deployments.create(f.deployment, f.revision, f.project);
+      const ids = async (tenant: string) =>
+        (await storage.deployments.listByListener(tenant, listenerId)).map((d) => d.id);
+      assert.deepEqual(await ids(tenantA), [mine.deployment.id]);
+      assert.deepEqual(await ids(tenantB), []);
+    });
+
     it("remove keeps the tracing project (detached) unless asked", async () => {
       const keep = fixture(tenantA, "remove-keep");
       const drop = fixture(tenantA, "remove-drop");

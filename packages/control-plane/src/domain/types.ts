@@ -116,4 +116,6 @@ export interface Listener {
   compute_config: { cluster_namespaces: string[] | null };
   created_at: string;
   updated_at: string;
+  /** When the listener last polled the control plane (null: never). */
+  last_seen_at: string | null;
 }

@@ -42,6 +42,32 @@ export const ListenerOut = z.object({
   compute_config: z.object({ cluster_namespaces: z.array(z.string()).nullable() }),
   created_at: z.string(),
   updated_at: z.string(),
+  /** Berth: when the listener last polled, and whether it still does (within the timeout). */
+  last_seen_at: z.string().nullable(),
+  status: z.enum(["CONNECTED", "DISCONNECTED"]),
+});
+
+/** A listener just created (or its key rotated): the key, shown this once. */
+export const ListenerWithKeyOut = ListenerOut.extend({ listener_key: z.string() });
+
+/** `POST /v2/listeners/{id}/deployments/{d}/revisions/{r}/status`: the listener's report. */
+export const RevisionReportRequest = z.object({
+  status: z.enum(["DEPLOYING", "DEPLOYED", "DEPLOY_FAILED"]),
+  reason: z.string().max(16_384).nullish(),
+  url: z.url().max(2048).nullish(),
+});
+
+/** `POST /v2/listeners/{id}/deployments/{d}/revisions/{r}/logs`: deploy-log lines. */
+export const ListenerLogsRequest = z.object({
+  lines: z
+    .array(
+      z.object({
+        timestamp: z.number().int().min(0).optional(),
+        level: z.enum(["DEBUG", "INFO", "WARNING", "ERROR"]).optional(),
+        message: z.string().max(16_384),
+      }),
+    )
+    .max(500),
 });
 
 /** The real service's names for a listener's fields: `k8s` → `cluster`, `k8s_namespaces` → `cluster_namespaces`. */

@@ -1,14 +1,24 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Listener } from "../domain/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
 import type { ListenerCreateRequest, ListenerPatchRequest } from "../schemas/listeners.js";
 import type { ControlPlaneStorage } from "../storage/types.js";
+import { hashApiKey } from "./auth.js";
+
+/** A new listener key: 192 random bits, recognisable by its prefix (stored as its SHA-256 only). */
+function newListenerKey(): string {
+  return `berth_listener_${randomBytes(24).toString("base64url")}`;
+}
 
 /** Data-plane listener use cases, scoped to the caller's tenant. */
 export class ListenerService {
   constructor(private readonly storage: ControlPlaneStorage) {}
 
-  async create(tenantId: string, request: ListenerCreateRequest): Promise<Listener> {
+  /** Registers a listener; its key is in the result only (shown once, stored hashed). */
+  async create(
+    tenantId: string,
+    request: ListenerCreateRequest,
+  ): Promise<{ listener: Listener; key: string }> {
     const now = new Date().toISOString();
     const listener: Listener = {
       id: randomUUID(),
@@ -19,9 +29,21 @@ export class ListenerService {
       compute_config: { cluster_namespaces: request.compute_config.cluster_namespaces ?? null },
       created_at: now,
       updated_at: now,
+      last_seen_at: null,
     };
-    await this.storage.listeners.create(listener);
-    return listener;
+    const key = newListenerKey();
+    await this.storage.listeners.create(listener, hashApiKey(key));
+    return { listener, key };
+  }
+
+  /** Replaces the listener's key (the old one stops working at once); the new key is shown once. */
+  async rotateKey(tenantId: string, id: string): Promise<{ listener: Listener; key: string }> {
+    const key = newListenerKey();
+    const now = new Date().toISOString();
+    if (!(await this.storage.listeners.setKeyHash(tenantId, id, hashApiKey(key), now))) {
+      throw new NotFoundError(`Listener ID ${id} not found.`);
+    }
+    return { listener: await this.get(tenantId, id), key };
   }
 
   /** One page, newest first; `offset` is the next one to ask for. */

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
-import { hasArtifact } from "../domain/deployment.js";
+import { hasArtifact, runsOnListener } from "../domain/deployment.js";
 import { isInProgress, planAdvance } from "../domain/revision-status.js";
 import type { Revision } from "../domain/types.js";
 import type { ControlPlaneStorage } from "../storage/types.js";
@@ -109,7 +109,9 @@ export class Provisioner {
     for (const revision of await this.storage.revisions.listWaiting()) {
       const deployment = await this.storage.deployments.get(revision.tenant_id, revision.deployment_id);
       if (!deployment) continue;
-      const unsupported = runtime?.unsupportedReason(revision.source) ?? null;
+      // A listener's deployment is deployed by the listener, whatever the local runtime supports.
+      const onListener = runsOnListener(deployment);
+      const unsupported = onListener ? null : (runtime?.unsupportedReason(revision.source) ?? null);
       if (unsupported) {
         if (await this.storage.revisions.setStatus(revision.id, revision.status, "CREATE_FAILED", now())) {
           await this.#log(revision, "build", "ERROR", unsupported);
@@ -125,7 +127,12 @@ export class Provisioner {
         blocked: others.some((o) => o.id !== revision.id && isInProgress(o.status)),
       });
       if (next && (await this.storage.revisions.setStatus(revision.id, revision.status, next, now()))) {
-        const message = runtime ? `Revision is ${next}.` : (WAITING_MESSAGES[next] ?? `Revision is ${next}.`);
+        const message =
+          onListener && next === "AWAITING_DEPLOY"
+            ? `Waiting for listener ${deployment.source_config.listener_id} to deploy this revision.`
+            : runtime
+              ? `Revision is ${next}.`
+              : (WAITING_MESSAGES[next] ?? `Revision is ${next}.`);
         await this.#log(revision, next === "AWAITING_DEPLOY" ? "deploy" : "build", "INFO", message);
         this.logger.info(
           { deploymentId: deployment.id, revisionId: revision.id, status: next },

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { runsOnListener } from "../domain/deployment.js";
 import { redactError, secretRedactor } from "../domain/redact.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
 import type { Deployment, Revision } from "../domain/types.js";
@@ -43,7 +44,7 @@ export class RevisionWorker {
   /** Brings back the running revision of every deployment (after a control plane start). */
   async restore(): Promise<void> {
     for (const deployment of await this.storage.deployments.listByStatus("READY")) {
-      if (!deployment.active_revision_id) continue;
+      if (!deployment.active_revision_id || runsOnListener(deployment)) continue;
       const revision = await this.storage.revisions.get(
         deployment.tenant_id,
         deployment.id,
@@ -76,7 +77,8 @@ export class RevisionWorker {
     for (const revision of await this.storage.revisions.listInStatus(WORKING)) {
       if (this.#jobs.has(revision.deployment_id)) continue;
       const deployment = await this.storage.deployments.get(revision.tenant_id, revision.deployment_id);
-      if (deployment?.status !== "READY") continue;
+      // A listener's revisions are its own to deploy (it reports their progress).
+      if (deployment?.status !== "READY" || runsOnListener(deployment)) continue;
       const controller = new AbortController();
       const done = this.#run(deployment, revision, controller.signal).finally(() => {
         this.#jobs.delete(deployment.id);

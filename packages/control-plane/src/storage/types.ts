@@ -90,6 +90,8 @@ export interface DeploymentStore {
   listByStatus(status: DeploymentStatus): Promise<Deployment[]>;
   /** Compare-and-set of a deployment's status; false when it was not in `from`. */
   setStatus(id: string, from: DeploymentStatus, to: DeploymentStatus, now: string): Promise<boolean>;
+  /** The tenant's deployments assigned to a listener (`source_config.listener_id`), oldest first. */
+  listByListener(tenantId: string, listenerId: string): Promise<Deployment[]>;
   /** Removes the deployment and its revisions (and its tracing project when asked). */
   remove(id: string, removeProject: boolean): Promise<void>;
 }
@@ -187,8 +189,17 @@ export interface LogStore {
 
 /** Data-plane listeners of a tenant. */
 export interface ListenerStore {
-  /** Inserts a listener; throws ConflictError when the tenant already has its compute_id. */
-  create(listener: Listener): Promise<void>;
+  /**
+   * Inserts a listener with the hash of its key; throws ConflictError when the tenant already has
+   * its compute_id.
+   */
+  create(listener: Listener, keyHash: string): Promise<void>;
+  /** A listener and its key hash by id alone (the listener-facing API authenticates with both). */
+  byIdWithKey(id: string): Promise<{ listener: Listener; keyHash: string | null } | undefined>;
+  /** Replaces a listener's key hash; false when there is no such listener in the tenant. */
+  setKeyHash(tenantId: string, id: string, keyHash: string, now: string): Promise<boolean>;
+  /** Records a poll of the listener. */
+  touch(id: string, now: string): Promise<void>;
   list(tenantId: string, options: { limit: number; offset: number }): Promise<Listener[]>;
   get(tenantId: string, id: string): Promise<Listener | undefined>;
   update(listener: Listener): Promise<void>;

@@ -7,6 +7,7 @@ import {
   ListenerCreateRequest,
   ListenerOut,
   ListenerPatchRequest,
+  ListenerWithKeyOut,
 } from "../../schemas/listeners.js";
 import { pageOf } from "../../schemas/responses.js";
 import type { ListenerService } from "../../services/listeners.js";
@@ -18,26 +19,40 @@ const Page = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-function toWire(l: Listener) {
+/** A listener on the wire: CONNECTED while its last poll is younger than `timeoutMs`. */
+export function listenerToWire(l: Listener, timeoutMs: number) {
   const { tenant_id: _tenant, ...rest } = l;
-  return rest;
+  const seen = l.last_seen_at ? Date.parse(l.last_seen_at) : Number.NaN;
+  const connected = Date.now() - seen <= timeoutMs;
+  return { ...rest, status: connected ? ("CONNECTED" as const) : ("DISCONNECTED" as const) };
 }
 
 async function canonical(request: FastifyRequest): Promise<void> {
   request.body = canonicalListener(request.body);
 }
 
-/** `/v2/listeners` routes. */
-export function listenerRoutes(listeners: ListenerService): FastifyPluginAsyncZod {
+/** `/v2/listeners` routes (a listener counts as disconnected after `timeoutMs` without a poll). */
+export function listenerRoutes(listeners: ListenerService, timeoutMs: number): FastifyPluginAsyncZod {
+  const toWire = (l: Listener) => listenerToWire(l, timeoutMs);
   return async (app) => {
     app.post(
       "/v2/listeners",
       {
-        schema: { tags, body: ListenerCreateRequest, response: { 201: ListenerOut } },
+        schema: { tags, body: ListenerCreateRequest, response: { 201: ListenerWithKeyOut } },
         preValidation: canonical,
       },
-      async (request, reply) =>
-        reply.code(201).send(toWire(await listeners.create(request.tenantId, request.body))),
+      async (request, reply) => {
+        const { listener, key } = await listeners.create(request.tenantId, request.body);
+        return reply.code(201).send({ ...toWire(listener), listener_key: key });
+      },
+    );
+    app.post(
+      "/v2/listeners/:listener_id/key",
+      { schema: { tags, params: Params, response: { 200: ListenerWithKeyOut } } },
+      async (request) => {
+        const { listener, key } = await listeners.rotateKey(request.tenantId, request.params.listener_id);
+        return { ...toWire(listener), listener_key: key };
+      },
     );
     app.get(
       "/v2/listeners",

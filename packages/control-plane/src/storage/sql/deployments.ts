@@ -126,6 +126,17 @@ export class SqlDeploymentStore implements DeploymentStore {
     return rows.map((row) => this.codec.deploymentFromRow(row));
   }
 
+  async listByListener(tenantId: string, listenerId: string): Promise<Deployment[]> {
+    const rows = await this.db
+      .selectFrom("deployments")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("listener_id", "=", listenerId)
+      .orderBy("seq")
+      .execute();
+    return rows.map((row) => this.codec.deploymentFromRow(row));
+  }
+
   async setStatus(id: string, from: DeploymentStatus, to: DeploymentStatus, now: string): Promise<boolean> {
     const result = await this.db
       .updateTable("deployments")

@@ -16,6 +16,7 @@ function fromRow(row: Selectable<ListenersTable>): Listener {
     compute_config: parseJson(row.compute_config),
     created_at: row.created_at,
     updated_at: row.updated_at,
+    last_seen_at: row.last_seen_at ?? null,
   };
 }
 
@@ -26,11 +27,11 @@ export class SqlListenerStore implements ListenerStore {
     private readonly dialect: SqlDialect,
   ) {}
 
-  async create(l: Listener): Promise<void> {
+  async create(l: Listener, keyHash: string): Promise<void> {
     try {
       await this.db
         .insertInto("listeners")
-        .values({ ...l, compute_config: JSON.stringify(l.compute_config) })
+        .values({ ...l, compute_config: JSON.stringify(l.compute_config), key_hash: keyHash })
         .execute();
     } catch (error) {
       if (this.dialect.isUniqueViolation(error)) {
@@ -62,6 +63,25 @@ export class SqlListenerStore implements ListenerStore {
       .where("id", "=", id)
       .executeTakeFirst();
     return row ? fromRow(row) : undefined;
+  }
+
+  async byIdWithKey(id: string): Promise<{ listener: Listener; keyHash: string | null } | undefined> {
+    const row = await this.db.selectFrom("listeners").selectAll().where("id", "=", id).executeTakeFirst();
+    return row ? { listener: fromRow(row), keyHash: row.key_hash ?? null } : undefined;
+  }
+
+  async setKeyHash(tenantId: string, id: string, keyHash: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("listeners")
+      .set({ key_hash: keyHash, updated_at: now })
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async touch(id: string, now: string): Promise<void> {
+    await this.db.updateTable("listeners").set({ last_seen_at: now }).where("id", "=", id).execute();
   }
 
   async update(l: Listener): Promise<void> {

@@ -167,6 +167,26 @@ const migrations = (d: SqlDialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0020_listener_keys": {
+    // The listener-facing API (issue 15): each listener authenticates with its own key (stored
+    // hashed), its last poll says whether it is connected, and deployments are found by listener.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("listeners").addColumn("key_hash", "text").execute();
+      await db.schema.alterTable("listeners").addColumn("last_seen_at", "text").execute();
+      await db.schema.alterTable("deployments").addColumn("listener_id", "text").execute();
+      await db.schema.createIndex("deployments_listener").on("deployments").column("listener_id").execute();
+      // Existing rows: the listener id lives in the source_config JSON (parsed here, not in SQL,
+      // so one migration serves both databases).
+      const rows = await sql<{ id: string; source_config: string }>`
+        select id, source_config from deployments where source = 'external_container'`.execute(db);
+      for (const row of rows.rows) {
+        const listenerId = (JSON.parse(row.source_config) as { listener_id?: string | null }).listener_id;
+        if (listenerId) {
+          await sql`update deployments set listener_id = ${listenerId} where id = ${row.id}`.execute(db);
+        }
+      }
+    },
+  },
 });
 
 /** Feeds the in-code migrations, in `dialect`'s types, to Kysely's Migrator. */

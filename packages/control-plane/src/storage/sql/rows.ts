@@ -71,6 +71,7 @@ export class RowCodec {
       image_version: d.image_version,
       delete_tracing_project: d.delete_tracing_project ? 1 : 0,
       vocabulary: d.vocabulary,
+      listener_id: d.source_config.listener_id,
       created_at: d.created_at,
       updated_at: d.updated_at,
     };

@@ -51,6 +51,8 @@ export interface DeploymentsTable {
   delete_tracing_project: number;
   /** `neutral` or `real` (migration 0013_vocabulary). */
   vocabulary: string;
+  /** `source_config.listener_id`, as a column so a listener's poll finds its deployments (0020). */
+  listener_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -118,6 +120,10 @@ export interface ListenersTable {
   compute_config: string;
   created_at: string;
   updated_at: string;
+  /** SHA-256 of the listener's key (null: made before keys existed; rotate one to connect). */
+  key_hash: string | null;
+  /** When the listener last polled its desired state. */
+  last_seen_at: string | null;
 }
 
 /** The whole database. */
