@@ -213,7 +213,7 @@ export interface CheckpointAdmin {
   copyThread(fromThreadId: string, toThreadId: string): Promise<void>;
 }
 
-/** The storage port: one backend (SQLite file now, PostgreSQL later) behind it. */
+/** The storage port: one backend (SQLite files, or a PostgreSQL database) behind it. */
 export interface Storage {
   threads: ThreadStore;
   runs: RunStore;
@@ -317,4 +317,17 @@ export interface CronStore {
   claimDue(nowMs: number, advance: (cron: CronRecord) => number | null): Promise<CronRecord[]>;
   /** Epoch ms of the earliest occurrence of an enabled cron, if any (to arm the scheduler's timer). */
   nextDueAt(): Promise<number | undefined>;
+}
+
+/** An opened backend: the stores, the LangGraph checkpointer on the same database, and its housekeeping. */
+export interface StorageBackend {
+  storage: Storage;
+  /** The official checkpointer of the backend (SqliteSaver or PostgresSaver), handed to every graph. */
+  checkpointer: unknown;
+  checkpoints: CheckpointAdmin;
+  /**
+   * Whether other processes use the same database at once (PostgreSQL): then no start-up may take
+   * every `running` run for orphaned, only leases that expired.
+   */
+  shared: boolean;
 }

@@ -2,8 +2,8 @@ import type { JsonObject, Thread } from "@berth-platform/schemas";
 import type { Kysely, Selectable } from "kysely";
 import { ConflictError } from "../../errors.js";
 import type { ThreadFilter, ThreadStore } from "../types.js";
-import { parseJson } from "./database.js";
-import { containsJson } from "./json-match.js";
+import { forUpdate, type SqlDialect } from "./dialect.js";
+import { containsJson, parseJson } from "./json-match.js";
 import type { AgentServerDb, ThreadsTable } from "./schema.js";
 
 /** Thread rows ↔ Thread records. */
@@ -36,24 +36,24 @@ export function threadToRow(thread: Thread): ThreadsTable {
   };
 }
 
-/** SQLite implementation of the thread store. */
-export class SqliteThreadStore implements ThreadStore {
-  constructor(private readonly db: Kysely<AgentServerDb>) {}
+/** The thread store on either dialect. */
+export class SqlThreadStore implements ThreadStore {
+  constructor(
+    private readonly db: Kysely<AgentServerDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async create(thread: Thread, ifExists: "raise" | "do_nothing"): Promise<Thread> {
-    return this.db.transaction().execute(async (trx) => {
-      const existing = await trx
-        .selectFrom("threads")
-        .selectAll()
-        .where("thread_id", "=", thread.thread_id)
-        .executeTakeFirst();
-      if (existing) {
-        if (ifExists === "do_nothing") return threadFromRow(existing);
-        throw new ConflictError(`Thread with ID ${thread.thread_id} already exists`);
-      }
-      await trx.insertInto("threads").values(threadToRow(thread)).execute();
-      return thread;
-    });
+    // One statement, so two processes creating one id at once cannot both succeed.
+    const inserted = await this.db
+      .insertInto("threads")
+      .values(threadToRow(thread))
+      .onConflict((oc) => oc.column("thread_id").doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return thread;
+    const existing = await this.get(thread.thread_id);
+    if (ifExists === "do_nothing" && existing) return existing;
+    throw new ConflictError(`Thread with ID ${thread.thread_id} already exists`);
   }
 
   async delete(threadId: string): Promise<boolean> {
@@ -94,11 +94,10 @@ export class SqliteThreadStore implements ThreadStore {
 
   async patch(threadId: string, metadata: JsonObject): Promise<Thread | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom("threads")
-        .selectAll()
-        .where("thread_id", "=", threadId)
-        .executeTakeFirst();
+      const row = await forUpdate(
+        trx.selectFrom("threads").selectAll().where("thread_id", "=", threadId),
+        this.dialect,
+      ).executeTakeFirst();
       if (!row) return undefined;
       const thread = threadFromRow(row);
       const updated = {

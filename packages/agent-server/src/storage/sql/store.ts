@@ -2,7 +2,7 @@ import type { JsonObject } from "@berth-platform/schemas";
 import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
 import { matchesFilter, selectNamespaces } from "../../domain/store-match.js";
 import type { ItemStore, StoredItem } from "../types.js";
-import { parseJson } from "./database.js";
+import { parseJson } from "./json-match.js";
 import type { AgentServerDb, StoreItemsTable } from "./schema.js";
 
 // Labels may not contain ".", so the joined form is unambiguous and prefixes are string prefixes.
@@ -33,8 +33,8 @@ function underPrefix(prefix: string[]) {
     ]);
 }
 
-/** SQLite implementation of the long-term memory store. */
-export class SqliteItemStore implements ItemStore {
+/** The long-term memory store on either dialect. */
+export class SqlItemStore implements ItemStore {
   constructor(private readonly db: Kysely<AgentServerDb>) {}
 
   async put(

@@ -1,9 +1,9 @@
 import type { Assistant, JsonObject } from "@berth-platform/schemas";
-import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import type { Kysely, Selectable, Transaction } from "kysely";
 import { ConflictError } from "../../errors.js";
 import type { AssistantFilter, AssistantStore, AssistantVersion, AssistantVersionFields } from "../types.js";
-import { parseJson } from "./database.js";
-import { containsJson } from "./json-match.js";
+import { forUpdate, type SqlDialect } from "./dialect.js";
+import { containsJson, parseJson } from "./json-match.js";
 import type { AgentServerDb, AssistantsTable, AssistantVersionsTable } from "./schema.js";
 
 function fromRow(row: Selectable<AssistantsTable>): Assistant {
@@ -48,37 +48,25 @@ function fieldsToRow(fields: AssistantVersionFields) {
 
 type Trx = Transaction<AgentServerDb>;
 
-/** SQLite implementation of the versioned assistant store. */
-export class SqliteAssistantStore implements AssistantStore {
-  constructor(private readonly db: Kysely<AgentServerDb>) {}
+/** The versioned assistant store on either dialect. */
+export class SqlAssistantStore implements AssistantStore {
+  constructor(
+    private readonly db: Kysely<AgentServerDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async upsertSystem(assistants: Assistant[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (const a of assistants) {
-        const existing = await trx
-          .selectFrom("assistants")
-          .selectAll()
-          .where("assistant_id", "=", a.assistant_id)
-          .executeTakeFirst();
-        if (!existing) await insert(trx, a);
-      }
-    });
+    // Every API and worker process upserts at start-up, possibly at the same moment: only inserts
+    // that win the id count.
+    for (const a of assistants) await this.db.transaction().execute((trx) => insert(trx, a));
   }
 
   async create(assistant: Assistant, ifExists: "raise" | "do_nothing"): Promise<Assistant> {
-    return this.db.transaction().execute(async (trx) => {
-      const existing = await trx
-        .selectFrom("assistants")
-        .selectAll()
-        .where("assistant_id", "=", assistant.assistant_id)
-        .executeTakeFirst();
-      if (existing) {
-        if (ifExists === "do_nothing") return fromRow(existing);
-        throw new ConflictError(`Assistant ${assistant.assistant_id} already exists`);
-      }
-      await insert(trx, assistant);
-      return assistant;
-    });
+    const inserted = await this.db.transaction().execute((trx) => insert(trx, assistant));
+    if (inserted) return assistant;
+    const existing = await this.get(assistant.assistant_id);
+    if (ifExists === "do_nothing" && existing) return existing;
+    throw new ConflictError(`Assistant ${assistant.assistant_id} already exists`);
   }
 
   async get(assistantId: string): Promise<Assistant | undefined> {
@@ -92,11 +80,11 @@ export class SqliteAssistantStore implements AssistantStore {
 
   async patch(assistantId: string, changes: Partial<AssistantVersionFields>): Promise<Assistant | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom("assistants")
-        .selectAll()
-        .where("assistant_id", "=", assistantId)
-        .executeTakeFirst();
+      // Locked: two patches at once would both number their version max + 1.
+      const row = await forUpdate(
+        trx.selectFrom("assistants").selectAll().where("assistant_id", "=", assistantId),
+        this.dialect,
+      ).executeTakeFirst();
       if (!row) return undefined;
       const current = fromRow(row);
       const last = await trx
@@ -156,10 +144,7 @@ export class SqliteAssistantStore implements AssistantStore {
   private filtered(filter: AssistantFilter) {
     let query = this.db.selectFrom("assistants").selectAll();
     if (filter.graph_id) query = query.where("graph_id", "=", filter.graph_id);
-    if (filter.name)
-      query = query.where(
-        sql<boolean>`lower(name) like ${`%${escapeLike(filter.name.toLowerCase())}%`} escape '\\'`,
-      );
+    if (filter.name) query = query.where(this.dialect.containsIgnoreCase("name", filter.name));
     return query;
   }
 
@@ -204,8 +189,9 @@ export class SqliteAssistantStore implements AssistantStore {
   }
 }
 
-async function insert(trx: Trx, a: Assistant): Promise<void> {
-  await trx
+/** Inserts an assistant and its first version; false (nothing written) when the id is taken. */
+async function insert(trx: Trx, a: Assistant): Promise<boolean> {
+  const inserted = await trx
     .insertInto("assistants")
     .values({
       ...fieldsToRow(a),
@@ -214,14 +200,12 @@ async function insert(trx: Trx, a: Assistant): Promise<void> {
       created_at: a.created_at,
       updated_at: a.updated_at,
     })
-    .execute();
+    .onConflict((oc) => oc.column("assistant_id").doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
   await trx
     .insertInto("assistant_versions")
     .values({ ...fieldsToRow(a), assistant_id: a.assistant_id, version: a.version, created_at: a.created_at })
     .execute();
-}
-
-/** Escapes LIKE wildcards (`%`, `_` and the escape character) so a name filter matches literally. */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return true;
 }

@@ -1,6 +1,6 @@
 import type { Generated } from "kysely";
 
-/** Row shapes of the agent server's SQLite tables (JSON columns hold text). */
+/** Row shapes of the agent server's tables, the same on SQLite and PostgreSQL (JSON columns hold text). */
 export interface AssistantsTable {
   assistant_id: string;
   graph_id: string;

@@ -14,38 +14,59 @@ import type {
   RunRecord,
   RunStore,
 } from "../types.js";
-import { ACTIVE, fromRow, refreshThread } from "./run-rows.js";
+import { forUpdate, type SqlDialect } from "./dialect.js";
+import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
 import type { AgentServerDb } from "./schema.js";
 import { threadFromRow, threadToRow } from "./threads.js";
 
-/** SQLite implementation of the run store; the run row is the queue item. */
-export class SqliteRunStore implements RunStore {
-  constructor(private readonly db: Kysely<AgentServerDb>) {}
+/** How many times a claim is retried when another process won the same thread meanwhile. */
+const CLAIM_ATTEMPTS = 3;
+
+/**
+ * The run store on either dialect; the run row is the queue item. On PostgreSQL many processes
+ * share it: claims lock rows with `FOR UPDATE SKIP LOCKED`, and every transaction that changes a
+ * thread's runs locks the thread row first (lockThread).
+ */
+export class SqlRunStore implements RunStore {
+  constructor(
+    private readonly db: Kysely<AgentServerDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async create(request: CreateRunRequest): Promise<CreateRunResult> {
     const { run } = request;
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
-      const threadRow = await trx
-        .selectFrom("threads")
-        .selectAll()
-        .where("thread_id", "=", run.thread_id)
-        .executeTakeFirst();
-      let thread = threadRow ? threadFromRow(threadRow) : undefined;
-      if (!thread) {
+      const selectThread = () =>
+        forUpdate(
+          trx.selectFrom("threads").selectAll().where("thread_id", "=", run.thread_id),
+          this.dialect,
+        ).executeTakeFirst();
+      let threadRow = await selectThread();
+      if (!threadRow) {
         if (!request.createThreadIfMissing)
           throw new NotFoundError(`Thread with ID ${run.thread_id} not found`);
-        thread = newThread(run.thread_id, now);
-        await trx.insertInto("threads").values(threadToRow(thread)).execute();
+        // Another process may create it at the same moment: whichever insert wins, both then lock it.
+        await trx
+          .insertInto("threads")
+          .values(threadToRow(newThread(run.thread_id, now)))
+          .onConflict((oc) => oc.column("thread_id").doNothing())
+          .execute();
+        threadRow = await selectThread();
+        if (!threadRow) throw new NotFoundError(`Thread with ID ${run.thread_id} not found`);
       }
+      const thread = threadFromRow(threadRow);
 
-      const active = await trx
-        .selectFrom("runs")
-        .select(["run_id", "status"])
-        .where("thread_id", "=", run.thread_id)
-        .where("status", "in", ACTIVE)
-        .orderBy("seq")
-        .execute();
+      // Locked too: a worker claiming one of them meanwhile is waited for, and its status seen.
+      const active = await forUpdate(
+        trx
+          .selectFrom("runs")
+          .select(["run_id", "status"])
+          .where("thread_id", "=", run.thread_id)
+          .where("status", "in", ACTIVE)
+          .orderBy("seq"),
+        this.dialect,
+      ).execute();
       const decision = request.decide(
         active.map((a) => ({ run_id: a.run_id, status: a.status as "pending" | "running" })),
       );
@@ -138,10 +159,22 @@ export class SqliteRunStore implements RunStore {
   }
 
   async claimNext(owner: string, leaseMs: number, nowMs: number): Promise<ClaimedRun | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.tryClaim(owner, leaseMs, nowMs);
+      } catch (error) {
+        // The one-running-run-per-thread index refused a claim another process made first.
+        if (!this.dialect.isUniqueViolation(error) || attempt >= CLAIM_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async tryClaim(owner: string, leaseMs: number, nowMs: number): Promise<ClaimedRun | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      // Oldest available pending run whose thread has nothing running: global seq order gives
-      // per-thread FIFO, since a thread's later runs are blocked while an earlier one runs.
-      const row = await trx
+      // The oldest available pending run whose thread has nothing running and no older available
+      // pending run: per-thread FIFO even while another process holds that older run's row lock
+      // (SKIP LOCKED passes over it, and this condition keeps the younger one waiting).
+      let query = trx
         .selectFrom("runs as r")
         .selectAll()
         .where("r.status", "=", "pending")
@@ -156,9 +189,22 @@ export class SqliteRunStore implements RunStore {
             ),
           ),
         )
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("runs as b")
+                .select("b.seq")
+                .whereRef("b.thread_id", "=", "r.thread_id")
+                .whereRef("b.seq", "<", "r.seq")
+                .where("b.status", "=", "pending")
+                .where("b.available_at", "<=", nowMs),
+            ),
+          ),
+        )
         .orderBy("r.seq")
-        .limit(1)
-        .executeTakeFirst();
+        .limit(1);
+      if (this.dialect.rowLocks) query = query.forUpdate().skipLocked();
+      const row = await query.executeTakeFirst();
       if (!row) return undefined;
       const token = randomUUID();
       const now = new Date(nowMs).toISOString();
@@ -214,20 +260,30 @@ export class SqliteRunStore implements RunStore {
   }
 
   async complete(completion: RunCompletion): Promise<boolean> {
+    const owned = await this.db
+      .selectFrom("runs")
+      .select(["thread_id"])
+      .where("run_id", "=", completion.runId)
+      .where("lease_token", "=", completion.token)
+      .where("status", "=", "running")
+      .executeTakeFirst();
+    if (!owned) return false;
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom("runs")
-        .select(["thread_id"])
-        .where("run_id", "=", completion.runId)
-        .where("lease_token", "=", completion.token)
-        .where("status", "=", "running")
-        .executeTakeFirst();
-      if (!row) return false;
+      if (!(await lockThread(trx, owned.thread_id, this.dialect))) return false;
       const now = new Date().toISOString();
+      // Fenced: only the attempt holding the token may end the run.
+      const fence = { runId: completion.runId, token: completion.token };
+      let changed: bigint;
       if (completion.deleteRun) {
-        await trx.deleteFrom("runs").where("run_id", "=", completion.runId).execute();
+        const result = await trx
+          .deleteFrom("runs")
+          .where("run_id", "=", fence.runId)
+          .where("lease_token", "=", fence.token)
+          .where("status", "=", "running")
+          .executeTakeFirst();
+        changed = result.numDeletedRows;
       } else {
-        await trx
+        const result = await trx
           .updateTable("runs")
           .set({
             status: completion.status,
@@ -237,10 +293,14 @@ export class SqliteRunStore implements RunStore {
             lease_expires_at: null,
             updated_at: now,
           })
-          .where("run_id", "=", completion.runId)
-          .execute();
+          .where("run_id", "=", fence.runId)
+          .where("lease_token", "=", fence.token)
+          .where("status", "=", "running")
+          .executeTakeFirst();
+        changed = result.numUpdatedRows;
       }
-      await refreshThread(trx, row.thread_id, now, {
+      if (Number(changed) !== 1) return false;
+      await refreshThread(trx, owned.thread_id, now, {
         runErrored: completion.status === "error" || completion.status === "timeout",
         thread: completion.thread,
       });
@@ -255,13 +315,16 @@ export class SqliteRunStore implements RunStore {
   ): Promise<CancelResult[]> {
     if (runIds.length === 0) return [];
     return this.db.transaction().execute(async (trx) => {
-      const active = await trx
-        .selectFrom("runs")
-        .select(["run_id", "status"])
-        .where("thread_id", "=", threadId)
-        .where("run_id", "in", runIds)
-        .where("status", "in", ACTIVE)
-        .execute();
+      if (!(await lockThread(trx, threadId, this.dialect))) return [];
+      const active = await forUpdate(
+        trx
+          .selectFrom("runs")
+          .select(["run_id", "status"])
+          .where("thread_id", "=", threadId)
+          .where("run_id", "in", runIds)
+          .where("status", "in", ACTIVE),
+        this.dialect,
+      ).execute();
       const now = new Date().toISOString();
       const results: CancelResult[] = [];
       let endedAny = false;
@@ -294,11 +357,15 @@ export class SqliteRunStore implements RunStore {
   }
 
   async delete(threadId: string, runId: string): Promise<"deleted" | "active" | "missing"> {
-    const run = await this.get(threadId, runId);
-    if (!run) return "missing";
-    if (run.status === "pending" || run.status === "running") return "active";
-    await this.db.deleteFrom("runs").where("run_id", "=", runId).where("thread_id", "=", threadId).execute();
-    return "deleted";
+    // One conditional statement: a run that turned active meanwhile is not deleted.
+    const result = await this.db
+      .deleteFrom("runs")
+      .where("run_id", "=", runId)
+      .where("thread_id", "=", threadId)
+      .where("status", "not in", ACTIVE)
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) > 0) return "deleted";
+    return (await this.get(threadId, runId)) ? "active" : "missing";
   }
 
   async cancelAction(runId: string): Promise<"interrupt" | "rollback" | undefined> {
@@ -335,51 +402,59 @@ export class SqliteRunStore implements RunStore {
     maxAttempts: number;
     allForeign: boolean;
   }): Promise<RecoveryReport> {
-    return this.db.transaction().execute(async (trx) => {
-      let query = trx
-        .selectFrom("runs")
-        .select(["run_id", "thread_id", "attempt"])
-        .where("status", "=", "running")
-        .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_owner", "!=", options.liveOwner)]));
-      if (!options.allForeign) query = query.where("lease_expires_at", "<", options.nowMs);
-      const stale = await query.execute();
-      const report: RecoveryReport = { requeued: [], failed: [] };
-      const now = new Date(options.nowMs).toISOString();
-      for (const run of stale) {
-        if (run.attempt >= options.maxAttempts) {
-          const error = {
-            error: "RunAttemptsExhausted",
-            message: `Run failed after ${run.attempt} attempts: the server running it stopped before it finished.`,
-          };
-          await trx
-            .updateTable("runs")
-            .set({
-              status: "error",
-              error: JSON.stringify(error),
-              lease_owner: null,
-              lease_token: null,
-              updated_at: now,
-            })
-            .where("run_id", "=", run.run_id)
-            .execute();
-          await refreshThread(trx, run.thread_id, now, { runErrored: true, thread: null });
-          report.failed.push(run.run_id);
-        } else {
-          await trx
-            .updateTable("runs")
-            .set({
-              status: "pending",
-              lease_owner: null,
-              lease_token: null,
-              lease_expires_at: null,
-              updated_at: now,
-            })
-            .where("run_id", "=", run.run_id)
-            .execute();
-          report.requeued.push(run.run_id);
-        }
-      }
-      return report;
-    });
+    let query = this.db
+      .selectFrom("runs")
+      .select(["run_id", "thread_id", "attempt", "lease_token"])
+      .where("status", "=", "running")
+      .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_owner", "!=", options.liveOwner)]));
+    if (!options.allForeign) query = query.where("lease_expires_at", "<", options.nowMs);
+    const stale = await query.execute();
+    const report: RecoveryReport = { requeued: [], failed: [] };
+    const now = new Date(options.nowMs).toISOString();
+    for (const run of stale) {
+      // One transaction per run, fenced on the lease seen above: of two reapers (or a reaper and
+      // a late heartbeat) only one acts, and a renewed lease is left alone.
+      const outcome = await this.db.transaction().execute(async (trx) => {
+        await lockThread(trx, run.thread_id, this.dialect);
+        const exhausted = run.attempt >= options.maxAttempts;
+        const error = {
+          error: "RunAttemptsExhausted",
+          message: `Run failed after ${run.attempt} attempts: the server running it stopped before it finished.`,
+        };
+        let update = trx
+          .updateTable("runs")
+          .set(
+            exhausted
+              ? {
+                  status: "error",
+                  error: JSON.stringify(error),
+                  lease_owner: null,
+                  lease_token: null,
+                  lease_expires_at: null,
+                  updated_at: now,
+                }
+              : {
+                  status: "pending",
+                  lease_owner: null,
+                  lease_token: null,
+                  lease_expires_at: null,
+                  updated_at: now,
+                },
+          )
+          .where("run_id", "=", run.run_id)
+          .where("status", "=", "running");
+        update =
+          run.lease_token === null
+            ? update.where("lease_token", "is", null)
+            : update.where("lease_token", "=", run.lease_token);
+        if (!options.allForeign) update = update.where("lease_expires_at", "<", options.nowMs);
+        const result = await update.executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return "skipped" as const;
+        if (exhausted) await refreshThread(trx, run.thread_id, now, { runErrored: true, thread: null });
+        return exhausted ? ("failed" as const) : ("requeued" as const);
+      });
+      if (outcome !== "skipped") report[outcome].push(run.run_id);
+    }
+    return report;
   }
 }

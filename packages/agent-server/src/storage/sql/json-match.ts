@@ -8,3 +8,8 @@ export function containsJson(value: unknown, pattern: unknown): boolean {
   const record = value as Record<string, unknown>;
   return Object.entries(pattern).every(([k, p]) => Object.hasOwn(record, k) && containsJson(record[k], p));
 }
+
+/** Parses a JSON text column (the adapters only ever write valid JSON there). */
+export function parseJson<T>(text: string | null): T {
+  return (text === null ? null : JSON.parse(text)) as T;
+}

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from "kysely";
 import { NotFoundError } from "../../errors.js";
 import type { CronFilter, CronRecord, CronStore } from "../types.js";
-import { parseJson } from "./database.js";
-import { containsJson } from "./json-match.js";
+import { forUpdate, type SqlDialect } from "./dialect.js";
+import { containsJson, parseJson } from "./json-match.js";
 import type { AgentServerDb, CronsTable } from "./schema.js";
 
 function fromRow(row: Selectable<CronsTable>): CronRecord {
@@ -43,9 +43,12 @@ const SORT_COLUMNS: Record<string, keyof CronsTable> = {
   updated_at: "updated_at",
 };
 
-/** SQLite implementation of the cron store. */
-export class SqliteCronStore implements CronStore {
-  constructor(private readonly db: Kysely<AgentServerDb>) {}
+/** The cron store on either dialect. */
+export class SqlCronStore implements CronStore {
+  constructor(
+    private readonly db: Kysely<AgentServerDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async create(cron: CronRecord): Promise<CronRecord> {
     await this.db.transaction().execute(async (trx) => {
@@ -73,7 +76,10 @@ export class SqliteCronStore implements CronStore {
 
   async update(cronId: string, change: (cron: CronRecord) => CronRecord): Promise<CronRecord | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom("crons").selectAll().where("cron_id", "=", cronId).executeTakeFirst();
+      const row = await forUpdate(
+        trx.selectFrom("crons").selectAll().where("cron_id", "=", cronId),
+        this.dialect,
+      ).executeTakeFirst();
       if (!row) return undefined;
       const updated = change(fromRow(row));
       await trx.updateTable("crons").set(toRow(updated)).where("cron_id", "=", cronId).execute();

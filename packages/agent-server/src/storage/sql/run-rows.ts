@@ -2,7 +2,8 @@ import type { RunStatus } from "@berth-platform/schemas";
 import type { Kysely, Selectable, Transaction } from "kysely";
 import { computeThreadStatus } from "../../domain/thread-status.js";
 import type { RunCompletion, RunRecord } from "../types.js";
-import { parseJson } from "./database.js";
+import { forUpdate, type SqlDialect } from "./dialect.js";
+import { parseJson } from "./json-match.js";
 import type { AgentServerDb, RunsTable } from "./schema.js";
 
 type Db = Kysely<AgentServerDb> | Transaction<AgentServerDb>;
@@ -26,6 +27,19 @@ export function fromRow(row: Selectable<RunsTable>): RunRecord {
     available_at: row.available_at,
     error: parseJson(row.error),
   };
+}
+
+/**
+ * Locks a thread's row for the rest of the transaction (PostgreSQL) and says whether it exists.
+ * Every transaction that changes a thread's runs takes this lock first, then run rows: one order,
+ * so two processes never deadlock, and a thread's status is recomputed from committed runs.
+ */
+export async function lockThread(trx: Db, threadId: string, dialect: SqlDialect): Promise<boolean> {
+  const row = await forUpdate(
+    trx.selectFrom("threads").select("thread_id").where("thread_id", "=", threadId),
+    dialect,
+  ).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Recomputes a thread's status (and values) after one of its runs ended. */

@@ -1,0 +1,316 @@
+// The run queue's guarantees, on every storage adapter: per-thread FIFO, one running run per
+// thread, fenced completion, recovery of runs a dead process left running; on a shared adapter
+// (PostgreSQL) also across concurrent "processes" (backends open on one database).
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { ConflictError } from "../src/errors.js";
+import { decideMultitask } from "../src/queue/multitask.js";
+import type { NewRun, Storage } from "../src/storage/types.js";
+import { freshBackend, type StorageTarget } from "./storage-target.js";
+
+function newRun(runId: string, threadId: string, availableAt = 0): NewRun {
+  return {
+    run_id: runId,
+    thread_id: threadId,
+    assistant_id: "a",
+    created_at: new Date().toISOString(),
+    metadata: {},
+    kwargs: {
+      input: null,
+      command: null,
+      config: {},
+      context: null,
+      webhook: null,
+      temporary: false,
+      stream_mode: ["values"],
+      subgraphs: false,
+      resumable: false,
+      feedback_keys: null,
+      interrupt_before: null,
+      interrupt_after: null,
+    },
+    multitask_strategy: "enqueue",
+    available_at: availableAt,
+  };
+}
+
+async function enqueue(
+  storage: Storage,
+  runId: string,
+  threadId: string,
+  availableAt = 0,
+  strategy: "enqueue" | "reject" = "enqueue",
+) {
+  return storage.runs.create({
+    run: { ...newRun(runId, threadId, availableAt), multitask_strategy: strategy },
+    createThreadIfMissing: true,
+    threadMetadata: {},
+    decide: (active) => decideMultitask(strategy, active),
+  });
+}
+
+/** The run store's cases on `target`. */
+export function runStoreCases(target: StorageTarget): void {
+  describe(`run store: ${target.name}`, () => {
+    async function open(): Promise<Storage> {
+      return (await freshBackend(target, after)).storage;
+    }
+
+    it("claims runs per thread in FIFO order, one running run per thread", async () => {
+      const storage = await open();
+      for (const [run, thread] of [
+        ["a1", "A"],
+        ["b1", "B"],
+        ["a2", "A"],
+        ["b2", "B"],
+      ] as const) {
+        await enqueue(storage, run, thread);
+      }
+      const first = await storage.runs.claimNext("w", 10_000, Date.now());
+      const second = await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.deepEqual([first?.run.run_id, second?.run.run_id], ["a1", "b1"]);
+      assert.equal(await storage.runs.claimNext("w", 10_000, Date.now()), undefined, "both threads are busy");
+      assert.ok(
+        first &&
+          (await storage.runs.complete({
+            runId: "a1",
+            token: first.token,
+            status: "success",
+            error: null,
+            thread: null,
+          })),
+      );
+      assert.equal((await storage.runs.claimNext("w", 10_000, Date.now()))?.run.run_id, "a2");
+    });
+
+    it("does not start a delayed run early", async () => {
+      const storage = await open();
+      await enqueue(storage, "later", "T", Date.now() + 60_000);
+      assert.equal(await storage.runs.claimNext("w", 10_000, Date.now()), undefined);
+      assert.ok((await storage.runs.nextAvailableAt()) ?? 0 > Date.now());
+      assert.equal((await storage.runs.claimNext("w", 10_000, Date.now() + 61_000))?.run.run_id, "later");
+    });
+
+    it("ignores a completion or renewal with a stale token", async () => {
+      const storage = await open();
+      await enqueue(storage, "r", "T");
+      const claim = await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.ok(claim);
+      assert.equal(await storage.runs.renewLease("r", "not-the-token", 10_000, Date.now()), false);
+      assert.equal(
+        await storage.runs.complete({
+          runId: "r",
+          token: "not-the-token",
+          status: "success",
+          error: null,
+          thread: null,
+        }),
+        false,
+      );
+      assert.equal((await storage.runs.get("T", "r"))?.status, "running");
+      assert.equal(await storage.runs.renewLease("r", claim.token, 10_000, Date.now()), true);
+    });
+
+    it("recovers runs of a dead owner: re-queued, then failed after max attempts", async () => {
+      const storage = await open();
+      await enqueue(storage, "r", "T");
+      for (let attempt = 1; attempt <= 3; attempt += 1) {
+        const claim = await storage.runs.claimNext("dead", 10_000, Date.now());
+        assert.equal(claim?.run.attempt, attempt);
+        const report = await storage.runs.recover({
+          liveOwner: "me",
+          nowMs: Date.now(),
+          maxAttempts: 3,
+          allForeign: true,
+        });
+        if (attempt < 3) assert.deepEqual(report, { requeued: ["r"], failed: [] });
+        else assert.deepEqual(report, { requeued: [], failed: ["r"] });
+      }
+      const run = await storage.runs.get("T", "r");
+      assert.equal(run?.status, "error");
+      assert.match(run?.error?.message ?? "", /after 3 attempts/);
+      assert.equal((await storage.threads.get("T"))?.status, "error");
+    });
+
+    it("only reaps expired leases of other owners while running", async () => {
+      const storage = await open();
+      await enqueue(storage, "r", "T");
+      const now = Date.now();
+      await storage.runs.claimNext("other", 1_000, now);
+      const early = await storage.runs.recover({
+        liveOwner: "me",
+        nowMs: now + 500,
+        maxAttempts: 3,
+        allForeign: false,
+      });
+      assert.deepEqual(early, { requeued: [], failed: [] });
+      const late = await storage.runs.recover({
+        liveOwner: "me",
+        nowMs: now + 1_500,
+        maxAttempts: 3,
+        allForeign: false,
+      });
+      assert.deepEqual(late, { requeued: ["r"], failed: [] });
+    });
+
+    it("release hands a stopping worker's runs back without spending an attempt", async () => {
+      const storage = await open();
+      await enqueue(storage, "r", "T");
+      await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.deepEqual(await storage.runs.release("w"), ["r"]);
+      const run = await storage.runs.get("T", "r");
+      assert.equal(run?.status, "pending");
+      assert.equal(run?.attempt, 0);
+    });
+
+    it("a cancel ends a pending run now and asks a running one's worker to stop", async () => {
+      const storage = await open();
+      await enqueue(storage, "r1", "T");
+      await enqueue(storage, "r2", "T");
+      await storage.runs.claimNext("w", 10_000, Date.now());
+      const results = await storage.runs.cancel("T", ["r1", "r2"], "interrupt");
+      assert.deepEqual(results.map((r) => [r.run_id, r.outcome]).sort(), [
+        ["r1", "signalled"],
+        ["r2", "ended"],
+      ]);
+      assert.equal(await storage.runs.cancelAction("r1"), "interrupt");
+      assert.equal((await storage.runs.get("T", "r2"))?.status, "interrupted");
+      assert.equal(await storage.runs.delete("T", "r1"), "active");
+      assert.equal(await storage.runs.delete("T", "r2"), "deleted");
+      assert.equal(await storage.runs.delete("T", "r2"), "missing");
+    });
+
+    it("a completed run sets the thread's values and status; with runs left it stays busy", async () => {
+      const storage = await open();
+      await enqueue(storage, "r1", "T");
+      await enqueue(storage, "r2", "T");
+      const claim = await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.ok(claim);
+      await storage.runs.complete({
+        runId: "r1",
+        token: claim.token,
+        status: "success",
+        error: null,
+        thread: { values: { n: 1 }, interrupts: {}, hasNext: false },
+      });
+      const thread = await storage.threads.get("T");
+      assert.deepEqual(thread?.values, { n: 1 });
+      assert.equal(thread?.status, "busy");
+      assert.deepEqual(await storage.threads.activeRunIds("T"), ["r2"]);
+      assert.equal(await storage.runs.countPending(), 1);
+    });
+
+    it("concurrent reject creates on one thread: exactly one is accepted", async () => {
+      const storage = await open();
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => enqueue(storage, `r${i}`, "T", 0, "reject")),
+      );
+      assert.equal(results.filter((r) => r.status === "fulfilled").length, 1);
+      for (const r of results)
+        if (r.status === "rejected") assert.ok(r.reason instanceof ConflictError, String(r.reason));
+    });
+  });
+}
+
+/**
+ * Cases for adapters shared by several processes: two backends open on one database claim,
+ * complete and reap at once, as two workers would.
+ */
+export function sharedRunStoreCases(target: StorageTarget): void {
+  describe(`run store shared by two processes: ${target.name}`, () => {
+    it("concurrent claimers: each run once, per-thread order, never two running on a thread", async () => {
+      const key = await target.fresh();
+      const a = await target.open(key);
+      const b = await target.open(key);
+      after(async () => {
+        await a.storage.close();
+        await b.storage.close();
+      });
+      const threads = 20;
+      const perThread = 5;
+      for (let i = 0; i < perThread; i++)
+        for (let t = 0; t < threads; t++) await enqueue(a.storage, `r-${t}-${i}`, `T${t}`);
+      const started: string[] = [];
+      const running = new Set<string>();
+      let overlap = false;
+      const worker = async (storage: Storage, owner: string) => {
+        for (;;) {
+          const claim = await storage.runs.claimNext(owner, 10_000, Date.now());
+          if (!claim) {
+            if ((await storage.runs.countPending()) === 0) return;
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            continue;
+          }
+          const thread = claim.run.thread_id;
+          if (running.has(thread)) overlap = true;
+          running.add(thread);
+          started.push(claim.run.run_id);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          running.delete(thread);
+          const done = await storage.runs.complete({
+            runId: claim.run.run_id,
+            token: claim.token,
+            status: "success",
+            error: null,
+            thread: null,
+          });
+          assert.ok(done);
+        }
+      };
+      await Promise.all([
+        worker(a.storage, "wa1"),
+        worker(a.storage, "wa2"),
+        worker(b.storage, "wb1"),
+        worker(b.storage, "wb2"),
+      ]);
+      assert.equal(overlap, false, "two runs of one thread ran at once");
+      assert.equal(started.length, threads * perThread);
+      assert.equal(new Set(started).size, started.length, "a run was claimed twice");
+      for (let t = 0; t < threads; t++) {
+        const order = started.filter((id) => id.startsWith(`r-${t}-`));
+        assert.deepEqual(
+          order,
+          Array.from({ length: perThread }, (_, i) => `r-${t}-${i}`),
+        );
+        assert.equal((await b.storage.threads.get(`T${t}`))?.status, "idle");
+      }
+    });
+
+    it("reject creates from two processes on one new thread: exactly one is accepted", async () => {
+      const key = await target.fresh();
+      const a = await target.open(key);
+      const b = await target.open(key);
+      after(async () => {
+        await a.storage.close();
+        await b.storage.close();
+      });
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          enqueue(i % 2 ? a.storage : b.storage, `r${i}`, "T", 0, "reject"),
+        ),
+      );
+      assert.equal(results.filter((r) => r.status === "fulfilled").length, 1);
+    });
+
+    it("two reapers: an expired lease is requeued once; a live worker's lease is left alone", async () => {
+      const key = await target.fresh();
+      const a = await target.open(key);
+      const b = await target.open(key);
+      after(async () => {
+        await a.storage.close();
+        await b.storage.close();
+      });
+      await enqueue(a.storage, "dead", "T1");
+      await enqueue(a.storage, "alive", "T2");
+      const now = Date.now();
+      await a.storage.runs.claimNext("crashed", 1_000, now);
+      const alive = await a.storage.runs.claimNext("live", 60_000, now);
+      assert.ok(alive);
+      const reap = (storage: Storage, owner: string) =>
+        storage.runs.recover({ liveOwner: owner, nowMs: now + 2_000, maxAttempts: 3, allForeign: false });
+      const [r1, r2] = await Promise.all([reap(a.storage, "x"), reap(b.storage, "y")]);
+      assert.deepEqual([...r1.requeued, ...r2.requeued], ["dead"]);
+      assert.equal((await b.storage.runs.get("T2", "alive"))?.status, "running");
+    });
+  });
+}
