@@ -12,6 +12,7 @@ const run = promisify(execFile);
 export const OWN_DEPS_FIXTURES = {
   esm: path.join(repoRoot, "test/fixtures/own-deps-project"),
   commonjs: path.join(repoRoot, "test/fixtures/own-deps-cjs-project"),
+  features: path.join(repoRoot, "test/fixtures/features-project"),
 } as const;
 
 /**
@@ -22,6 +23,8 @@ export const OWN_DEPS_FIXTURES = {
 export function useOwnDepsServer(
   fixture: keyof typeof OWN_DEPS_FIXTURES,
   env: Record<string, string> = {},
+  /** Changes the copied project before it is installed and served (e.g. its graph.json). */
+  prepare?: (projectDir: string) => void,
 ): {
   client(): Client;
   server(): SpawnedServer;
@@ -36,6 +39,7 @@ export function useOwnDepsServer(
       recursive: true,
       filter: (src) => !src.includes(`${path.sep}node_modules`),
     });
+    prepare?.(projectDir);
     await run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], {
       cwd: projectDir,
       timeout: 120_000,

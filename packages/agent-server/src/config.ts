@@ -37,6 +37,8 @@ export interface AgentServerConfig {
   readonly resumableStreamTtlMs: number;
   /** Interval of the whitespace keep-alives a `/wait` response sends while the run goes on. */
   readonly waitKeepAliveMs: number;
+  /** `LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS`: how long reading a graph's TypeScript types may take. */
+  readonly schemaTimeoutMs: number;
   /** How often expired store items are deleted (they are invisible from the moment they expire). */
   readonly storeSweepMs: number;
   /** Webhooks may target loopback and private addresses (tests, trusted networks). */
@@ -118,6 +120,12 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     ),
     resumableStreamTtlMs:
       integer("RESUMABLE_STREAM_TTL_SECONDS", env.RESUMABLE_STREAM_TTL_SECONDS ?? 120, 1, 86_400) * 1000,
+    schemaTimeoutMs: integer(
+      "LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS",
+      env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS ?? 30_000,
+      100,
+      600_000,
+    ),
     waitKeepAliveMs: integer("BERTH_WAIT_KEEPALIVE_MS", env.BERTH_WAIT_KEEPALIVE_MS ?? 1_000, 50, 600_000),
     storeSweepMs: integer("BERTH_STORE_SWEEP_MS", env.BERTH_STORE_SWEEP_MS ?? 60_000, 100, 86_400_000),
     webhookAllowPrivate: ["1", "true", "yes"].includes((env.BERTH_WEBHOOK_ALLOW_PRIVATE ?? "").toLowerCase()),

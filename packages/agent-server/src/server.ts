@@ -9,6 +9,8 @@ import { loadCustomAuth } from "./auth/load.js";
 import type { AgentServerConfig } from "./config.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { GraphSchemaReader } from "./graphs/schemas.js";
+import { officialStaticSchemas } from "./graphs/static-schemas.js";
 import { HttpDrain } from "./http/drain.js";
 import { AgentServerMetrics } from "./metrics/registry.js";
 import { CronScheduler } from "./queue/cron-scheduler.js";
@@ -106,7 +108,15 @@ export async function startAgentServer(
     );
     const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
     cleanups.push(() => broker.close());
-    const assistants = new AssistantService(backend.storage.assistants, registry);
+    const schemaReader = new GraphSchemaReader(
+      officialStaticSchemas(config.schemaTimeoutMs),
+      (graphId, error) =>
+        logger.warn(
+          { graph_id: graphId, err: error },
+          `could not read the TypeScript types of graph ${graphId}`,
+        ),
+    );
+    const assistants = new AssistantService(backend.storage.assistants, registry, schemaReader);
     const threads = new ThreadService(
       backend.storage.threads,
       backend.storage.runs,

@@ -119,6 +119,11 @@ export class GraphRegistry {
     return this.graphs.has(graphId);
   }
 
+  /** Where a loaded graph comes from (module path, export), or undefined. */
+  specOf(graphId: string): GraphSpec | undefined {
+    return this.graphs.get(graphId)?.spec;
+  }
+
   get graphIds(): string[] {
     return [...this.graphs.keys()];
   }

@@ -9,7 +9,8 @@ import { v4 as uuidv4 } from "uuid";
 import { NotFoundError } from "../errors.js";
 import { systemAssistantId } from "../graphs/assistant-id.js";
 import type { GraphRegistry, RunnableGraph } from "../graphs/registry.js";
-import { type GraphSchemas, graphSchemas } from "../graphs/schemas.js";
+import type { GraphSchemaReader, GraphSchemas } from "../graphs/schemas.js";
+import type { GraphSpec } from "../graphs/spec.js";
 import type { AssistantFilter, AssistantStore, AssistantVersion } from "../storage/types.js";
 
 /** Assistant use cases; an `assistant_id` may also be a graph id (its system assistant). */
@@ -17,6 +18,7 @@ export class AssistantService {
   constructor(
     private readonly assistants: AssistantStore,
     private readonly registry: GraphRegistry,
+    private readonly schemaReader: GraphSchemaReader,
   ) {}
 
   private idOf(idOrGraph: string): string {
@@ -101,13 +103,16 @@ export class AssistantService {
   }
 
   /** The compiled graph behind an assistant, built with its config. */
-  private async graphOf(idOrGraph: string): Promise<{ assistant: Assistant; graph: RunnableGraph }> {
+  private async graphOf(
+    idOrGraph: string,
+  ): Promise<{ assistant: Assistant; graph: RunnableGraph; spec: GraphSpec }> {
     const assistant = await this.get(idOrGraph);
-    this.requireGraph(assistant.graph_id);
+    const spec = this.registry.specOf(assistant.graph_id);
+    if (!spec) throw new NotFoundError(`Graph ${assistant.graph_id} not found`);
     const graph = await this.registry.getGraph(assistant.graph_id, {
       configurable: { ...(assistant.config.configurable as object) },
     });
-    return { assistant, graph };
+    return { assistant, graph, spec };
   }
 
   /** The drawable graph: `{nodes, edges}`. */
@@ -120,8 +125,8 @@ export class AssistantService {
   }
 
   async schemas(idOrGraph: string): Promise<GraphSchemas> {
-    const { assistant, graph } = await this.graphOf(idOrGraph);
-    return graphSchemas(assistant.graph_id, graph);
+    const { graph, spec } = await this.graphOf(idOrGraph);
+    return this.schemaReader.schemas(spec, graph);
   }
 
   /** Schemas of the graph's subgraphs, by namespace. */
@@ -130,7 +135,7 @@ export class AssistantService {
     namespace: string | undefined,
     recurse: boolean,
   ): Promise<Record<string, unknown>> {
-    const { graph } = await this.graphOf(idOrGraph);
+    const { graph, spec } = await this.graphOf(idOrGraph);
     const found: Record<string, unknown> = {};
     const iterable = (
       graph as unknown as {
@@ -138,8 +143,7 @@ export class AssistantService {
       }
     ).getSubgraphsAsync(namespace, recurse);
     for await (const [ns, subgraph] of iterable) {
-      const { graph_id: _ignored, ...schemas } = graphSchemas(ns, subgraph);
-      found[ns] = schemas;
+      found[ns] = await this.schemaReader.subgraphSchemas(spec, ns, subgraph);
     }
     return found;
   }
