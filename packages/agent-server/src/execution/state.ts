@@ -15,6 +15,29 @@ function checkpointRef(config: RunnableConfig | undefined): Record<string, unkno
   };
 }
 
+/**
+ * The `checkpoint` of a task that runs a subgraph, when LangGraph gave its state as a config (state
+ * read without `subgraphs`): the subgraph's namespace in the thread, as the official servers pass
+ * it on (`{thread_id, checkpoint_ns}`, plus `checkpoint_id` / `checkpoint_map` when present).
+ */
+function taskCheckpoint(state: unknown): Record<string, unknown> | null {
+  if (typeof state !== "object" || state === null || !("configurable" in state)) return null;
+  const c = (state as { configurable?: Record<string, unknown> | null }).configurable;
+  if (!c) return null;
+  const ref: Record<string, unknown> = {
+    thread_id: c.thread_id ?? null,
+    checkpoint_ns: c.checkpoint_ns ?? "",
+  };
+  if (c.checkpoint_id !== undefined) ref.checkpoint_id = c.checkpoint_id;
+  if (c.checkpoint_map !== undefined) ref.checkpoint_map = c.checkpoint_map;
+  return ref;
+}
+
+/** Whether a task's state is the subgraph's own snapshot (state read with `subgraphs`). */
+function isSnapshot(state: unknown): state is StateSnapshot {
+  return typeof state === "object" && state !== null && "values" in state && "next" in state;
+}
+
 /** Interrupts of a snapshot keyed by task id (`thread.interrupts`). */
 export function interruptsByTask(snapshot: StateSnapshot): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
@@ -48,7 +71,10 @@ export function emptyThreadState(threadId: string): Record<string, unknown> {
 export async function toThreadState(
   graph: RunnableGraph,
   snapshot: StateSnapshot,
-  /** The parent's snapshot when the caller has it (history), null when there is none. */
+  /**
+   * The parent's snapshot when the caller has it (history), null when there is none or `writes` is
+   * not wanted (a subgraph's nested state).
+   */
   parent?: StateSnapshot | null,
 ): Promise<Record<string, unknown>> {
   const metadata = { ...(toWire(snapshot.metadata ?? {}) as Record<string, unknown>) };
@@ -61,16 +87,19 @@ export async function toThreadState(
   return {
     values: toWire(snapshot.values) ?? {},
     next: snapshot.next,
-    tasks: snapshot.tasks.map((task) => ({
-      id: task.id,
-      name: task.name,
-      path: task.path ?? [],
-      error: task.error === undefined || task.error === null ? null : String(task.error),
-      interrupts: toWire(task.interrupts),
-      checkpoint: null,
-      state: null,
-      result: toWire(task.result) ?? null,
-    })),
+    tasks: await Promise.all(
+      snapshot.tasks.map(async (task) => ({
+        id: task.id,
+        name: task.name,
+        path: task.path ?? [],
+        error: task.error === undefined || task.error === null ? null : String(task.error),
+        interrupts: toWire(task.interrupts),
+        // A task running a subgraph: where its state lives, or (with `subgraphs`) that state itself.
+        checkpoint: taskCheckpoint(task.state),
+        state: isSnapshot(task.state) ? await toThreadState(graph, task.state, null) : null,
+        result: toWire(task.result) ?? null,
+      })),
+    ),
     metadata,
     created_at: snapshot.createdAt ?? null,
     checkpoint,

@@ -1,5 +1,6 @@
 import { type BaseMessage, isBaseMessage } from "@langchain/core/messages";
 import { toWire } from "../domain/serialize.js";
+import { apiCheckpoint, apiDebugEvent, apiTask } from "./debug-events.js";
 
 /** One SSE event to publish. */
 export interface OutgoingEvent {
@@ -30,6 +31,14 @@ function isChunk(message: BaseMessage): message is BaseMessage & { concat(other:
   return typeof (message as { concat?: unknown }).concat === "function";
 }
 
+/** Checkpoints and tasks of the debug-like modes in the API's shape (see debug-events.ts). */
+function apiShape(mode: string, data: unknown): unknown {
+  if (mode === "debug") return apiDebugEvent(data);
+  if (mode === "checkpoints") return apiCheckpoint(data);
+  if (mode === "tasks") return apiTask(data);
+  return data;
+}
+
 /**
  * Turns LangGraph stream chunks into the Agent Server's SSE events: native modes pass through,
  * `messages-tuple` becomes `messages` [chunk, metadata], and `messages` is synthesised as
@@ -57,7 +66,7 @@ export class StreamEventMapper {
       return out;
     }
     if (mode === "updates" && this.requested.has("messages")) out.push(...this.completeEvents(data, suffix));
-    if (this.requested.has(mode)) out.push({ event: `${mode}${suffix}`, data: toWire(data) });
+    if (this.requested.has(mode)) out.push({ event: `${mode}${suffix}`, data: toWire(apiShape(mode, data)) });
     return out;
   }
 

@@ -37,11 +37,20 @@ export class ThreadStateService {
     return this.registry.getGraph(graphId, { configurable: { thread_id: threadId } });
   }
 
-  /** The state at the latest checkpoint, or at the one named. */
-  async get(threadId: string, checkpoint?: CheckpointName | null): Promise<Record<string, unknown>> {
+  /**
+   * The state at the latest checkpoint, or at the one named; with `subgraphs`, the tasks running a
+   * subgraph carry its state (recursively), as the official servers give it.
+   */
+  async get(
+    threadId: string,
+    checkpoint?: CheckpointName | null,
+    options: { subgraphs?: boolean | null | undefined } = {},
+  ): Promise<Record<string, unknown>> {
     const graph = await this.graphOf(threadId);
     if (!graph) return emptyThreadState(threadId);
-    const snapshot = await graph.getState(checkpointConfig(threadId, checkpoint));
+    const snapshot = await graph.getState(checkpointConfig(threadId, checkpoint), {
+      subgraphs: options.subgraphs ?? false,
+    });
     if (!snapshot.config?.configurable?.checkpoint_id) {
       if (checkpoint?.checkpoint_id)
         throw new NotFoundError(`Checkpoint ${checkpoint.checkpoint_id} not found`);

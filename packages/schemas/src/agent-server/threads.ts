@@ -77,6 +77,14 @@ export const ThreadStateUpdate = z.object({
   checkpoint: CheckpointRef.nullish(),
 });
 
+/** `GET /threads/{thread_id}/state[/{checkpoint_id}]` query: `subgraphs` nests subgraph states. */
+export const ThreadStateQuery = z.object({
+  subgraphs: z
+    .union([z.boolean(), z.enum(["0", "1", "true", "false"])])
+    .optional()
+    .transform((v) => v === true || v === "1" || v === "true"),
+});
+
 /** `POST /threads/{thread_id}/state/checkpoint`. */
 export const ThreadStateAtCheckpoint = z.object({
   checkpoint: CheckpointRef,

@@ -8,6 +8,7 @@ import {
   ThreadPatch,
   ThreadSearch,
   ThreadStateAtCheckpoint,
+  ThreadStateQuery,
   ThreadStateUpdate,
 } from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -44,8 +45,10 @@ export function threadRoutes(threads: ThreadService, state: ThreadStateService):
     app.post("/threads/:thread_id/copy", { schema: { params: ThreadParams } }, (request) =>
       threads.copy(request.params.thread_id),
     );
-    app.get("/threads/:thread_id/state", { schema: { params: ThreadParams } }, (request) =>
-      state.get(request.params.thread_id),
+    app.get(
+      "/threads/:thread_id/state",
+      { schema: { params: ThreadParams, querystring: ThreadStateQuery } },
+      (request) => state.get(request.params.thread_id, null, request.query),
     );
     app.post(
       "/threads/:thread_id/state",
@@ -54,13 +57,14 @@ export function threadRoutes(threads: ThreadService, state: ThreadStateService):
     );
     app.get(
       "/threads/:thread_id/state/:checkpoint_id",
-      { schema: { params: ThreadCheckpointParams } },
-      (request) => state.get(request.params.thread_id, { checkpoint_id: request.params.checkpoint_id }),
+      { schema: { params: ThreadCheckpointParams, querystring: ThreadStateQuery } },
+      (request) =>
+        state.get(request.params.thread_id, { checkpoint_id: request.params.checkpoint_id }, request.query),
     );
     app.post(
       "/threads/:thread_id/state/checkpoint",
       { schema: { params: ThreadParams, body: ThreadStateAtCheckpoint } },
-      (request) => state.get(request.params.thread_id, request.body.checkpoint),
+      (request) => state.get(request.params.thread_id, request.body.checkpoint, request.body),
     );
     app.get(
       "/threads/:thread_id/history",

@@ -1,0 +1,117 @@
+// Issue 10, thread state and streams: a project with its own node_modules, run through `berth dev`
+// with the official SDK, gets the official JS server's thread states (subgraph tasks, factory graphs,
+// supersteps) and stream payloads (debug checkpoints, messages events).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Checkpoint } from "@langchain/langgraph-sdk";
+import { useOwnDepsServer } from "./own-deps-helpers.js";
+
+const ctx = useOwnDepsServer("esm");
+
+async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const part of stream) out.push(part);
+  return out;
+}
+
+type Task = {
+  id: string;
+  name: string;
+  checkpoint: Record<string, unknown> | null;
+  state: { values: Record<string, unknown>; next: string[]; tasks: Task[] } | null;
+  interrupts: Array<{ value: unknown }>;
+};
+
+describe("thread state and streams of a project with its own node_modules (issue 10)", () => {
+  it("a task running a subgraph carries its checkpoint, and with subgraphs=true its state, like the official JS server (defect 5)", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "nested", { input: { topic: "ships" } });
+
+    const state = await client.threads.getState(thread.thread_id);
+    const [task] = state.tasks as unknown as Task[];
+    assert.equal(task?.name, "inner");
+    assert.deepEqual(task?.checkpoint, {
+      thread_id: thread.thread_id,
+      checkpoint_ns: `inner:${task?.id}`,
+    });
+    assert.equal(task?.state, null, "no nested state unless subgraphs=true");
+
+    // The task's checkpoint names the subgraph's own state (POST /threads/{id}/state/checkpoint).
+    const inner = await client.threads.getState(thread.thread_id, task?.checkpoint as unknown as Checkpoint);
+    assert.deepEqual(inner.values, { topic: "SHIPS" });
+    assert.deepEqual(inner.next, ["ask"]);
+
+    const checkNested = (nested: { tasks: unknown[] }, how: string) => {
+      const [t] = nested.tasks as Task[];
+      assert.equal(
+        t?.checkpoint,
+        null,
+        `${how}: the state replaces the reference, as the official server does`,
+      );
+      assert.deepEqual(t?.state?.values, { topic: "SHIPS" }, how);
+      assert.deepEqual(t?.state?.next, ["ask"], how);
+      assert.deepEqual(t?.state?.tasks[0]?.interrupts[0]?.value, { question: "What about SHIPS?" }, how);
+    };
+    checkNested(await client.threads.getState(thread.thread_id, undefined, { subgraphs: true }), "GET state");
+    checkNested(
+      await client.threads.getState(thread.thread_id, state.checkpoint, { subgraphs: true }),
+      "POST state/checkpoint",
+    );
+    checkNested(
+      await client.threads.getState(thread.thread_id, state.checkpoint.checkpoint_id ?? "", {
+        subgraphs: true,
+      }),
+      "GET state/{checkpoint_id}",
+    );
+
+    const done = (await client.runs.wait(thread.thread_id, "nested", { command: { resume: "tall" } })) as {
+      answer?: string;
+    };
+    assert.equal(done.answer, "tall");
+  });
+
+  it("debug checkpoint events carry checkpoint / parent_checkpoint, subgraph tasks a checkpoint, like the official JS server (defect 6)", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(thread.thread_id, "nested", { input: { topic: "ships" }, streamMode: "debug" }),
+    );
+    type Payload = Record<string, unknown> & { tasks: Array<Record<string, unknown>> };
+    const checkpoints = parts
+      .filter((p) => p.event === "debug")
+      .map((p) => p.data as unknown as { type: string; payload: Payload })
+      .filter((d) => d.type === "checkpoint")
+      .map((d) => d.payload);
+    assert.ok(checkpoints.length >= 3, `checkpoint events (got ${checkpoints.length})`);
+    const ids = new Set<unknown>();
+    for (const [i, payload] of checkpoints.entries()) {
+      assert.ok(!("parentConfig" in payload), "no raw parentConfig");
+      const ref = payload.checkpoint as Record<string, unknown>;
+      assert.equal(ref.thread_id, thread.thread_id);
+      assert.equal(ref.checkpoint_ns, "");
+      assert.equal(typeof ref.checkpoint_id, "string");
+      assert.ok("checkpoint_map" in ref);
+      if (i > 0) {
+        const parent = payload.parent_checkpoint as Record<string, unknown>;
+        assert.ok(ids.has(parent.checkpoint_id), "parent_checkpoint names an earlier checkpoint");
+      } else assert.equal(payload.parent_checkpoint, null);
+      ids.add(ref.checkpoint_id);
+      const configurable = (payload.config as { configurable: Record<string, unknown> }).configurable;
+      assert.ok(
+        Object.keys(configurable).every((k) => !k.startsWith("__")),
+        "LangGraph's internal keys are not sent",
+      );
+    }
+    const withInner = checkpoints.find((p) => p.tasks.some((t) => t.name === "inner"));
+    const inner = withInner?.tasks.find((t) => t.name === "inner");
+    assert.ok(inner, "a checkpoint lists the subgraph task");
+    assert.ok(!("state" in inner), "the raw state config is replaced");
+    assert.deepEqual(inner.checkpoint, {
+      thread_id: thread.thread_id,
+      checkpoint_id: null,
+      checkpoint_ns: `inner:${inner.id}`,
+      checkpoint_map: null,
+    });
+  });
+});
