@@ -1,4 +1,12 @@
 export { malformedBody, mutate, ODD_VALUES, pick, prng, type RouteInfo, routesOf } from "./fuzz.js";
+export { imageBehaviour } from "./kube/controller.js";
+export {
+  type KubeSimulator,
+  type KubeSimulatorOptions,
+  type SimRequest,
+  startKubeSimulator,
+} from "./kube/server.js";
+export type { KubeJson } from "./kube/store.js";
 export { repoRoot } from "./paths.js";
 export { type SpawnedServer, spawnBerth } from "./spawn.js";
 export { makeTarGz, packDirectory, type RawEntry } from "./tarball.js";
