@@ -10,6 +10,7 @@ import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
 import { agentProxyRoutes } from "./http/routes/agent-proxy.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
+import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
 import { listenerAgentRoutes } from "./http/routes/listener-agent.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
@@ -32,8 +33,8 @@ import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { PushWatcher } from "./services/push-watcher.js";
 import type { RevisionService } from "./services/revisions.js";
+import type { TracingService } from "./services/tracing.js";
 import type { UploadService } from "./services/uploads.js";
-import type { TracingProjectStore } from "./storage/types.js";
 import { CONTROL_PLANE_VERSION } from "./version.js";
 
 /** The services the HTTP app is built from. */
@@ -44,7 +45,8 @@ export interface AppDeps {
   access: AccessService;
   deployments: DeploymentService;
   revisions: RevisionService;
-  projects: TracingProjectStore;
+  tracing: TracingService;
+  langsmith: LangSmithDeps;
   uploads: UploadService;
   logs: LogService;
   listeners: ListenerService;
@@ -108,6 +110,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await agentProxyRoutes(app, deps.gateway, deps.auth);
   // Listeners authenticate with their own key, not a workspace API key (see listener-agent.ts).
   await app.register(listenerAgentRoutes(deps.listenerAgent));
+  // The LangSmith-compatible API (trace ingest from agents, the SDK's reads), with its own auth.
+  await app.register(langsmithRoutes(deps.langsmith), { prefix: LANGSMITH_PREFIX });
   await app.register(async (api) => {
     requirePrincipal(api, deps.auth);
     await api.register(workspaceRoutes(deps.access));
@@ -122,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(deploymentRoutes(deps.deployments));
     await api.register(pushTokenRoutes(deps.deployments));
     await api.register(revisionRoutes(deps.revisions));
-    await api.register(projectRoutes(deps.projects));
+    await api.register(projectRoutes(deps.tracing));
     await api.register(templateRoutes(deps.templates));
   });
   return app;

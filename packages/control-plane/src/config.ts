@@ -48,6 +48,8 @@ export interface ControlPlaneConfig {
   readonly requestTimeoutMs: number;
   /** Open connections at most (BERTH_MAX_CONNECTIONS). */
   readonly maxConnections: number;
+  /** Traces of deployed agents (issue 17). */
+  readonly tracing: TracingConfig;
   /**
    * Workspace isolation of the local runtime (BERTH_WORKSPACE_USERS, BERTH_WORKSPACE_UID_BASE,
    * BERTH_SANDBOX): a separate OS user per workspace ("auto": when running as root) and the
@@ -60,6 +62,24 @@ export interface ControlPlaneConfig {
     /** The operator's npm cache, which a new workspace's own cache starts from (offline installs). */
     readonly npmCacheSeed: string | null;
   };
+}
+
+/** Tracing: whether deployed agents trace to the control plane, ingest limits, retention. */
+export interface TracingConfig {
+  /** Deployed agents get LANGSMITH_* variables pointing at the control plane (BERTH_TRACING, default on). */
+  readonly enabled: boolean;
+  /** Largest ingest request body, compressed or not (BERTH_TRACE_INGEST_LIMIT_BYTES). */
+  readonly ingestLimitBytes: number;
+  /** Run operations the ingest queue holds before it drops (BERTH_TRACE_QUEUE_RUNS). */
+  readonly queueRuns: number;
+  /** Payload bytes the ingest queue holds before it drops (BERTH_TRACE_QUEUE_BYTES). */
+  readonly queueBytes: number;
+  /** Runs are removed after this many days (BERTH_TRACE_RETENTION_DAYS; 0: kept). */
+  readonly retentionDays: number;
+  /** A project's oldest traces are removed past this many bytes (BERTH_TRACE_PROJECT_MAX_BYTES; 0: no limit). */
+  readonly projectMaxBytes: number;
+  /** How often retention runs (BERTH_TRACE_SWEEP_SECS). */
+  readonly sweepIntervalMs: number;
 }
 
 /** Raw inputs: CLI flags (already split by commander) and the process environment. */
@@ -141,6 +161,30 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
     requestTimeoutMs:
       integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 300, 1, 86_400) * 1000,
     maxConnections: integer("BERTH_MAX_CONNECTIONS", env.BERTH_MAX_CONNECTIONS ?? 1024, 1, 1_000_000),
+    tracing: Object.freeze({
+      enabled: choice("BERTH_TRACING", env.BERTH_TRACING) !== "off",
+      ingestLimitBytes: integer(
+        "BERTH_TRACE_INGEST_LIMIT_BYTES",
+        env.BERTH_TRACE_INGEST_LIMIT_BYTES ?? 40 * 1024 * 1024,
+        64 * 1024,
+        1024 * 1024 * 1024,
+      ),
+      queueRuns: integer("BERTH_TRACE_QUEUE_RUNS", env.BERTH_TRACE_QUEUE_RUNS ?? 50_000, 1, 10_000_000),
+      queueBytes: integer(
+        "BERTH_TRACE_QUEUE_BYTES",
+        env.BERTH_TRACE_QUEUE_BYTES ?? 256 * 1024 * 1024,
+        1024,
+        2 ** 40,
+      ),
+      retentionDays: integer("BERTH_TRACE_RETENTION_DAYS", env.BERTH_TRACE_RETENTION_DAYS ?? 14, 0, 36_500),
+      projectMaxBytes: integer(
+        "BERTH_TRACE_PROJECT_MAX_BYTES",
+        env.BERTH_TRACE_PROJECT_MAX_BYTES ?? 1024 * 1024 * 1024,
+        0,
+        2 ** 50,
+      ),
+      sweepIntervalMs: integer("BERTH_TRACE_SWEEP_SECS", env.BERTH_TRACE_SWEEP_SECS ?? 600, 1, 86_400) * 1000,
+    }),
     isolation: Object.freeze({
       workspaceUsers: choice("BERTH_WORKSPACE_USERS", env.BERTH_WORKSPACE_USERS),
       uidBase: integer(

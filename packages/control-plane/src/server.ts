@@ -7,6 +7,7 @@ import pino, { type Logger } from "pino";
 import { buildApp } from "./app.js";
 import type { ControlPlaneConfig } from "./config.js";
 import type { Deployment } from "./domain/types.js";
+import { LANGSMITH_PREFIX } from "./http/routes/langsmith-ingest.js";
 import { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import { bundledTemplates } from "./runtime/local/bundled.js";
 import { baseEnvironment } from "./runtime/local/environment.js";
@@ -20,6 +21,7 @@ import { AgentGateway } from "./services/agent-gateway.js";
 import { AgentUrls } from "./services/agent-urls.js";
 import { AuthService, type BootstrapResult } from "./services/auth.js";
 import { DeploymentService } from "./services/deployments.js";
+import { IngestKeys } from "./services/ingest-keys.js";
 import { IntegrationService } from "./services/integrations.js";
 import { ListenerAgentService } from "./services/listener-agent.js";
 import { ListenerService } from "./services/listeners.js";
@@ -29,10 +31,13 @@ import { Provisioner } from "./services/provisioner.js";
 import { PushWatcher } from "./services/push-watcher.js";
 import { RevisionWorker } from "./services/revision-worker.js";
 import { RevisionService } from "./services/revisions.js";
+import { TraceIngestQueue } from "./services/trace-ingest.js";
+import { TracingService } from "./services/tracing.js";
 import { UploadService } from "./services/uploads.js";
 import { openPostgresStorage } from "./storage/postgres/index.js";
 import { openSqliteStorage } from "./storage/sqlite/index.js";
 import type { ControlPlaneStorage } from "./storage/types.js";
+import { CONTROL_PLANE_VERSION } from "./version.js";
 
 /** A wired control plane, not yet listening (tests drive it with `app.inject`). */
 export interface ControlPlane {
@@ -47,7 +52,13 @@ export interface ControlPlane {
   readonly agentUrls: AgentUrls;
   /** The example deployment created on this first start (see StartOptions.exampleTemplateId), else null. */
   readonly exampleDeployment: Deployment | null;
-  /** Stops HTTP, the provisioner, then closes storage. */
+  /** Tracing projects, traces and their retention. */
+  readonly tracing: TracingService;
+  /** The trace ingest queue (tests wait for it to settle). */
+  readonly traceQueue: TraceIngestQueue;
+  /** The per-deployment trace ingest keys. */
+  readonly ingestKeys: IngestKeys;
+  /** Stops HTTP, the provisioner, tracing (queued runs written), then closes storage. */
   close(): Promise<void>;
 }
 
@@ -91,6 +102,7 @@ export async function createControlPlane(
   fs.mkdirSync(config.dataDir, { recursive: true });
   const secretsKey = loadSecretsKey(config.secretsKey, config.dataDir);
   const box = new SecretBox(secretsKey);
+  const ingestKeys = new IngestKeys(box.derive("trace-ingest-keys"));
   const storage = config.databaseUrl
     ? await openPostgresStorage(config.databaseUrl, box, {
         onError: (err) => logger.warn({ err }, "PostgreSQL: an idle connection failed"),
@@ -130,12 +142,43 @@ export async function createControlPlane(
             repoUrlProblem: (url, integrationId) => integrations.repoUrlProblem(url, integrationId),
             repoUrlTrusted: (url, integrationId) => integrations.trustsUrl(url, integrationId),
             logger,
+            agentSettings: (deployment) => ({
+              agentUrl: agentUrls.of(deployment.id),
+              tracing: config.tracing.enabled
+                ? {
+                    endpoint: `${agentUrls.internal.replace(/\/+$/, "")}${LANGSMITH_PREFIX}`,
+                    apiKey: ingestKeys.keyOf(deployment.tenant_id, deployment.id),
+                  }
+                : null,
+            }),
           })
         : null;
+    let traceQueue: TraceIngestQueue | null = null;
     const metrics = new ControlPlaneMetrics({
       revisionsByStatus: () => storage.revisions.countByStatus(),
       agentProcesses: () => runtime?.agentCount() ?? 0,
+      traceQueueDepth: () => traceQueue?.depth ?? 0,
     });
+    traceQueue = new TraceIngestQueue(
+      storage.traces,
+      {
+        maxRuns: config.tracing.queueRuns,
+        maxBytes: config.tracing.queueBytes,
+        batchRuns: 2_000,
+        flushDelayMs: 50,
+      },
+      metrics,
+      logger,
+    );
+    const tracing = new TracingService(
+      storage,
+      {
+        maxAgeMs: config.tracing.retentionDays * 86_400_000,
+        maxProjectBytes: config.tracing.projectMaxBytes,
+        sweepIntervalMs: config.tracing.sweepIntervalMs,
+      },
+      logger,
+    );
     if (runtime) {
       provisioner.useWorker(
         new RevisionWorker(
@@ -177,7 +220,15 @@ export async function createControlPlane(
       access,
       deployments,
       revisions,
-      projects: storage.projects,
+      tracing,
+      langsmith: {
+        tracing,
+        queue: traceQueue,
+        keys: ingestKeys,
+        auth,
+        ingestLimitBytes: config.tracing.ingestLimitBytes,
+        version: CONTROL_PLANE_VERSION,
+      },
       uploads,
     });
     const example =
@@ -196,6 +247,8 @@ export async function createControlPlane(
     // startControlPlane starts it once it listens, so agent URLs name the port really used.
     if (!options.deferProvisioning) provisioner.start(config.provisionIntervalMs);
     pushWatcher.start(config.pushPollMs);
+    tracing.start();
+    const queue = traceQueue;
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -205,6 +258,9 @@ export async function createControlPlane(
       bootstrap,
       agentUrls,
       exampleDeployment: example,
+      traceQueue: queue,
+      ingestKeys,
+      tracing,
       close() {
         closing ??= (async () => {
           // Open responses (a proxied agent stream can last as long as a run) get a few seconds,
@@ -214,6 +270,8 @@ export async function createControlPlane(
           clearTimeout(cut);
           await pushWatcher.stop();
           await provisioner.stop();
+          await tracing.stop();
+          await queue.stop();
           await storage.close();
         })();
         return closing;
@@ -234,6 +292,7 @@ export async function startControlPlane(
   try {
     const url = await listenWithFallback(plane.app, { ...config, onPortMoved: options.onPortMoved });
     if (!config.publicUrl) plane.agentUrls.base = url;
+    plane.agentUrls.internal = url;
     plane.provisioner.start(config.provisionIntervalMs);
     return { ...plane, close: () => plane.close(), url };
   } catch (error) {

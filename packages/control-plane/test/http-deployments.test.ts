@@ -293,11 +293,11 @@ describe("GET/PATCH/DELETE /v2/deployments/{id}", () => {
     const kept = projects.resources.find((p: { name: string }) => p.name === "deleted-keep");
     assert.equal(kept.deployment_id, null);
     assert.equal((await t.call({ method: "GET", url: `/v2/tracing-projects/${kept.id}` })).statusCode, 200);
-    assert.equal(
-      (await post(externalBody("deleted-keep"))).statusCode,
-      409,
-      "the kept project still holds the name",
-    );
+    // Issue 17: the kept project no longer blocks its name; a new deployment takes it over.
+    const reborn = await post(externalBody("deleted-keep"));
+    assert.equal(reborn.statusCode, 201, "a kept project's name is reusable");
+    const adopted = await t.call({ method: "GET", url: `/v2/tracing-projects/${kept.id}` });
+    assert.equal(adopted.json().deployment_id, reborn.json().id);
     assert.equal((await post(externalBody("deleted-drop"))).statusCode, 201);
     assert.equal((await t.call({ method: "DELETE", url: `/v2/deployments/${keep.id}` })).statusCode, 404);
   });

@@ -6,6 +6,7 @@ import type { Deployment, Revision } from "../src/domain/types.js";
 import { ConflictError } from "../src/errors.js";
 import type { ControlPlaneStorage } from "../src/storage/types.js";
 import { otherStoreCases } from "./storage-conformance-stores.js";
+import { traceStoreCases } from "./storage-conformance-traces.js";
 import { fixture, nextRevision } from "./storage-fixtures.js";
 
 /** Runs the storage contract against the adapter `open` returns. */
@@ -273,5 +274,6 @@ export function storageConformance(
     });
 
     otherStoreCases(() => ({ storage, tenantA, tenantB }));
+    traceStoreCases(() => ({ storage, tenantA, tenantB }));
   });
 }

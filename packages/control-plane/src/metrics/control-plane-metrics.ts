@@ -3,6 +3,8 @@ import { REVISION_STATUSES } from "../domain/revision-status.js";
 
 /** Where the gauges read from at scrape time. */
 export interface ControlPlaneProbe {
+  /** Trace run operations waiting in the ingest queue. */
+  traceQueueDepth?(): number;
   /** Revisions in each status, across workspaces. */
   revisionsByStatus(): Promise<Record<string, number>>;
   /** Agent server processes this control plane runs now. */
@@ -19,6 +21,7 @@ export class ControlPlaneMetrics {
   private readonly requests: Counter<"method" | "route" | "status">;
   private readonly requestSeconds: Histogram<"method" | "route">;
   private readonly stepSeconds: Histogram<"step" | "outcome">;
+  private readonly traceRuns: Counter<"outcome">;
 
   constructor(probe: ControlPlaneProbe) {
     this.requests = new Counter({
@@ -51,6 +54,20 @@ export class ControlPlaneMetrics {
         for (const status of REVISION_STATUSES) this.set({ status }, counts[status] ?? 0);
       },
     });
+    this.traceRuns = new Counter({
+      name: "berth_cp_trace_runs_total",
+      help: "Trace run operations received by the ingest API: accepted, written, dropped_queue_full, dropped_write_failed",
+      labelNames: ["outcome"],
+      registers: [this.registry],
+    });
+    new Gauge({
+      name: "berth_cp_trace_queue_runs",
+      help: "Trace run operations waiting in the ingest queue",
+      registers: [this.registry],
+      collect() {
+        this.set(probe.traceQueueDepth?.() ?? 0);
+      },
+    });
     new Gauge({
       name: "berth_cp_agent_processes",
       help: "Agent server processes up (local runtime)",
@@ -70,6 +87,21 @@ export class ControlPlaneMetrics {
   /** Records a finished build or deploy. */
   step(step: "build" | "deploy", outcome: "success" | "failure", seconds: number): void {
     this.stepSeconds.observe({ step, outcome }, seconds);
+  }
+
+  /** Trace runs the ingest queue took. */
+  traceRunsAccepted(count: number): void {
+    this.traceRuns.inc({ outcome: "accepted" }, count);
+  }
+
+  /** Trace runs dropped: the queue was full, or their batch could not be written. */
+  traceRunsDropped(reason: "queue_full" | "write_failed", count: number): void {
+    this.traceRuns.inc({ outcome: `dropped_${reason}` }, count);
+  }
+
+  /** Trace runs written to the database. */
+  traceRunsWritten(count: number): void {
+    this.traceRuns.inc({ outcome: "written" }, count);
   }
 
   /** The Prometheus text exposition. */

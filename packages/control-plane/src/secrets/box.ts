@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -20,6 +20,11 @@ export class SecretBox {
     const cipher = createCipheriv("aes-256-gcm", this.#key, nonce);
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     return `${VERSION}:${Buffer.concat([nonce, cipher.getAuthTag(), body]).toString("base64")}`;
+  }
+
+  /** A 32-byte key for another purpose (HKDF of the secrets key): the secrets key itself never leaves. */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync("sha256", this.#key, Buffer.alloc(0), `berth:${purpose}`, 32));
   }
 
   /** Decrypts a value made by `seal`; throws if it was altered or sealed with another key. */

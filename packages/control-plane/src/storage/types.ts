@@ -1,5 +1,6 @@
 import type { DeploymentStatus } from "../domain/deployment-status.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
+import type { RunStatus, RunWrite, TraceRun } from "../domain/tracing.js";
 import type {
   Deployment,
   Listener,
@@ -123,9 +124,81 @@ export interface RevisionStore {
 export interface TracingProjectStore {
   list(
     tenantId: string,
-    filter: { name?: string | undefined; limit: number; offset: number },
+    filter: {
+      name?: string | undefined;
+      nameContains?: string | undefined;
+      ids?: string[] | undefined;
+      limit: number;
+      offset: number;
+    },
   ): Promise<TracingProject[]>;
   get(tenantId: string, id: string): Promise<TracingProject | undefined>;
+  /** The tenant's project of this name. */
+  byName(tenantId: string, name: string): Promise<TracingProject | undefined>;
+  /** The project a deployment traces to (null when it has none any more). */
+  ofDeployment(deploymentId: string): Promise<TracingProject | undefined>;
+  /** Inserts a project; when the name is taken, answers the existing one instead. */
+  ensure(project: TracingProject): Promise<TracingProject>;
+  /** Removes a project and all its runs; false when the tenant has no such project. */
+  remove(tenantId: string, id: string): Promise<boolean>;
+}
+
+/** Filters of a project's traces (its root runs). */
+export interface TraceFilter {
+  startAfterMs?: number | undefined;
+  startBeforeMs?: number | undefined;
+  status?: RunStatus | undefined;
+  threadId?: string | undefined;
+  agentRunId?: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** A trace as lists show it: its root run plus totals over the whole tree. */
+export interface TraceSummary {
+  root: TraceRun;
+  run_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** What `POST /runs/query` (the SDK's listRuns) may filter on. */
+export interface RunQuery {
+  projectIds?: string[] | undefined;
+  traceId?: string | undefined;
+  parentRunId?: string | undefined;
+  ids?: string[] | undefined;
+  isRoot?: boolean | undefined;
+  runType?: string | undefined;
+  error?: boolean | undefined;
+  startAfterMs?: number | undefined;
+  order: "asc" | "desc";
+  limit: number;
+  offset: number;
+}
+
+/** Runs of traces: written in batches by the ingest writer, read by the tracing API. */
+export interface TraceStore {
+  /**
+   * Upserts runs (at most one write per tenant and run id per call): a field a write leaves
+   * undefined keeps its stored value, so a `patch` completes the run its `post` created.
+   */
+  write(runs: RunWrite[], now: number): Promise<void>;
+  /** Root runs of a project, newest first, with their trees' totals. */
+  traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]>;
+  /** Every run of one trace (in dotted order). */
+  trace(tenantId: string, traceId: string): Promise<TraceRun[]>;
+  /** One run. */
+  get(tenantId: string, id: string): Promise<TraceRun | undefined>;
+  /** Runs matching a query (the LangSmith read API). */
+  query(tenantId: string, query: RunQuery): Promise<TraceRun[]>;
+  /** Run count and stored bytes of each project that has runs. */
+  projectSizes(): Promise<Array<{ project_id: string; runs: number; bytes: number }>>;
+  /** Removes runs that started (or, never started, arrived) before `cutoffMs`; how many went. */
+  removeOlderThan(cutoffMs: number): Promise<number>;
+  /** Removes a project's `count` oldest traces, whole; how many runs went. */
+  removeOldestTraces(projectId: string, count: number): Promise<number>;
 }
 
 /** A source upload slot minted by `POST /v2/deployments/{id}/upload-url`. */
@@ -215,5 +288,6 @@ export interface ControlPlaneStorage {
   deployments: DeploymentStore;
   revisions: RevisionStore;
   projects: TracingProjectStore;
+  traces: TraceStore;
   close(): Promise<void>;
 }

@@ -1,14 +1,97 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { NotFoundError } from "../../errors.js";
+import { z } from "zod";
+import { BadRequestError } from "../../errors.js";
 import { ProjectListQuery, ProjectParams } from "../../schemas/query.js";
 import { COMMON_ERRORS, pageOf, TracingProjectOut } from "../../schemas/responses.js";
-import type { TracingProjectStore } from "../../storage/types.js";
+import type { TracingService } from "../../services/tracing.js";
+import { traceSummaryToWire, traceToWire } from "../trace-wire.js";
 import { projectToWire } from "../wire.js";
 
 const tags = ["tracing projects"];
 
-/** `/v2/tracing-projects`: the projects created with deployments (read-only here). */
-export function projectRoutes(projects: TracingProjectStore): FastifyPluginAsyncZod {
+/** `…/traces` query: a time window on the root run's start, its status, the agent thread or run. */
+const TraceListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  start_time: z.string().max(100).optional(),
+  end_time: z.string().max(100).optional(),
+  status: z.enum(["success", "error", "pending"]).optional(),
+  thread_id: z.string().max(200).optional(),
+  run_id: z.string().max(200).optional(),
+});
+
+const Tokens = {
+  prompt_tokens: z.number().nullable(),
+  completion_tokens: z.number().nullable(),
+  total_tokens: z.number().nullable(),
+};
+const Timing = {
+  status: z.enum(["success", "error", "pending"]),
+  start_time: z.string().nullable(),
+  end_time: z.string().nullable(),
+  latency_ms: z.number().nullable(),
+};
+
+/** A trace in a project's list: its root run and the tree's totals (tokens of model runs). */
+const TraceSummaryOut = z.object({
+  trace_id: z.uuid(),
+  name: z.string().nullable(),
+  run_type: z.string().nullable(),
+  error: z.string().nullable(),
+  ...Timing,
+  thread_id: z.string().nullable(),
+  run_id: z.string().nullable(),
+  graph_id: z.string().nullable(),
+  run_count: z.number(),
+  ...Tokens,
+});
+
+interface RunNodeShape {
+  children: RunNodeShape[];
+}
+/** A run of a trace with its children. */
+const RunNodeOut: z.ZodType<RunNodeShape> = z.lazy(() =>
+  z.object({
+    id: z.uuid(),
+    parent_run_id: z.uuid().nullable(),
+    name: z.string().nullable(),
+    run_type: z.string().nullable(),
+    error: z.string().nullable(),
+    ...Timing,
+    inputs: z.unknown(),
+    outputs: z.unknown(),
+    metadata: z.record(z.string(), z.unknown()),
+    tags: z.array(z.string()),
+    ...Tokens,
+    children: z.array(RunNodeOut),
+  }),
+);
+
+/** One trace as a tree, with its totals. */
+const TraceOut = z.object({
+  trace_id: z.uuid(),
+  project_id: z.uuid().nullable(),
+  ...Timing,
+  thread_id: z.string().nullable(),
+  run_id: z.string().nullable(),
+  graph_id: z.string().nullable(),
+  run_count: z.number(),
+  ...Tokens,
+  root: RunNodeOut.nullable(),
+  orphans: z.array(RunNodeOut),
+});
+
+const TraceParams = ProjectParams.extend({ trace_id: z.uuid().transform((id) => id.toLowerCase()) });
+
+function timeOf(text: string | undefined, field: string): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) throw new BadRequestError(`${field} is not an ISO 8601 time.`);
+  return ms;
+}
+
+/** `/v2/tracing-projects`: projects (made with deployments or by traces), their traces, deletion. */
+export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       "/v2/tracing-projects",
@@ -21,8 +104,8 @@ export function projectRoutes(projects: TracingProjectStore): FastifyPluginAsync
       },
       async (request) => {
         const q = request.query;
-        const resources = await projects.list(request.tenantId, {
-          name: q.name,
+        const resources = await tracing.listProjects(request.tenantId, {
+          ...(q.name !== undefined ? { name: q.name } : {}),
           limit: q.limit,
           offset: q.offset,
         });
@@ -33,10 +116,49 @@ export function projectRoutes(projects: TracingProjectStore): FastifyPluginAsync
     app.get(
       "/v2/tracing-projects/:project_id",
       { schema: { tags, params: ProjectParams, response: { 200: TracingProjectOut, ...COMMON_ERRORS } } },
+      async (request) => projectToWire(await tracing.project(request.tenantId, request.params.project_id)),
+    );
+
+    app.delete(
+      "/v2/tracing-projects/:project_id",
+      { schema: { tags, params: ProjectParams } },
+      async (request, reply) => {
+        await tracing.deleteProject(request.tenantId, request.params.project_id);
+        return reply.code(204).send();
+      },
+    );
+
+    app.get(
+      "/v2/tracing-projects/:project_id/traces",
+      {
+        schema: {
+          tags,
+          params: ProjectParams,
+          querystring: TraceListQuery,
+          response: { 200: pageOf(TraceSummaryOut), ...COMMON_ERRORS },
+        },
+      },
       async (request) => {
-        const project = await projects.get(request.tenantId, request.params.project_id);
-        if (!project) throw new NotFoundError(`Tracing project ID ${request.params.project_id} not found.`);
-        return projectToWire(project);
+        const q = request.query;
+        const traces = await tracing.traces(request.tenantId, request.params.project_id, {
+          startAfterMs: timeOf(q.start_time, "start_time"),
+          startBeforeMs: timeOf(q.end_time, "end_time"),
+          status: q.status,
+          threadId: q.thread_id,
+          agentRunId: q.run_id,
+          limit: q.limit,
+          offset: q.offset,
+        });
+        return { resources: traces.map(traceSummaryToWire), offset: q.offset + traces.length };
+      },
+    );
+
+    app.get(
+      "/v2/tracing-projects/:project_id/traces/:trace_id",
+      { schema: { tags, params: TraceParams, response: { 200: TraceOut, ...COMMON_ERRORS } } },
+      async (request) => {
+        const { project_id, trace_id } = request.params;
+        return traceToWire(trace_id, await tracing.trace(request.tenantId, project_id, trace_id));
       },
     );
   };

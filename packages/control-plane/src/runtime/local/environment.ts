@@ -20,19 +20,55 @@ export function baseEnvironment(
   return env;
 }
 
+/** What the control plane tells a deployment's agent server about itself. */
+export interface AgentSettings {
+  /** The deployment's stable agent URL (run metadata names it, not the loopback port). */
+  agentUrl: string;
+  /** Where traces go by default: the control plane's LangSmith-compatible API; null: tracing off. */
+  tracing: { endpoint: string; apiKey: string } | null;
+}
+
+/** Secrets that mean "my traces go to my own LangSmith": then Berth sets no endpoint or key. */
+const OWN_TRACING = ["LANGSMITH_API_KEY", "LANGSMITH_ENDPOINT"];
+
 /**
- * The environment of a revision's agent server: the inherited base, the revision's secrets, then
- * the reserved variables (the real service's names), which secrets cannot override.
+ * The variables that make an agent trace to Berth (LANGSMITH_TRACING, LANGSMITH_ENDPOINT,
+ * LANGSMITH_API_KEY) and name its URL (LANGGRAPH_API_URL), minus what the user's secrets set:
+ * theirs win. A secret endpoint or key replaces both of Berth's, so the ingest key never goes
+ * to an endpoint the user chose.
+ */
+export function tracingEnvironment(settings: AgentSettings | null, secrets: Record<string, string>) {
+  const env: Record<string, string> = {};
+  if (!settings) return env;
+  if (secrets.LANGGRAPH_API_URL === undefined) env.LANGGRAPH_API_URL = settings.agentUrl;
+  if (!settings.tracing) return env;
+  if (secrets.LANGSMITH_TRACING === undefined) env.LANGSMITH_TRACING = "true";
+  // Callbacks in the background: a slow trace upload never holds up a run.
+  env.LANGCHAIN_CALLBACKS_BACKGROUND = "true";
+  if (!OWN_TRACING.some((name) => secrets[name] !== undefined)) {
+    env.LANGSMITH_ENDPOINT = settings.tracing.endpoint;
+    env.LANGSMITH_API_KEY = settings.tracing.apiKey;
+  }
+  return env;
+}
+
+/**
+ * The environment of a revision's agent server: the inherited base, the revision's secrets, the
+ * tracing defaults the secrets leave open, then the reserved variables (the real service's
+ * names), which secrets cannot override.
  */
 export function agentEnvironment(
   base: Record<string, string>,
   deployment: Deployment,
   revision: Revision,
+  settings: AgentSettings | null = null,
 ): Record<string, string> {
-  const env: Record<string, string> = { ...base, NODE_ENV: "production" };
-  for (const secret of revision.secrets) env[secret.name] = secret.value;
+  const secrets: Record<string, string> = {};
+  for (const secret of revision.secrets) secrets[secret.name] = secret.value;
+  const env: Record<string, string> = { ...base, NODE_ENV: "production", ...secrets };
   return {
     ...env,
+    ...tracingEnvironment(settings, secrets),
     LANGSMITH_PROJECT: deployment.name,
     LANGSMITH_TENANT_ID: deployment.tenant_id,
     LANGSMITH_HOST_PROJECT_ID: deployment.id,

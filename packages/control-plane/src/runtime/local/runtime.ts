@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
-import type { Source } from "../../domain/types.js";
+import type { Deployment, Source } from "../../domain/types.js";
 import {
   type BuildResult,
   type DeploymentRuntime,
@@ -18,7 +18,7 @@ import {
   planAgentProcess,
 } from "./agent-process.js";
 import { Builder, type BuilderOptions, type BuiltRevision } from "./builder.js";
-import { agentEnvironment } from "./environment.js";
+import { type AgentSettings, agentEnvironment } from "./environment.js";
 import { freePort } from "./free-port.js";
 import { type DeploymentLayout, deploymentLayout } from "./layout.js";
 import { planLocalResources } from "./resources.js";
@@ -36,6 +36,8 @@ export interface LocalRuntimeOptions extends BuilderOptions {
   /** Finished builds kept per deployment beside the running one (for quick rollbacks). */
   keepBuilds: number;
   logger: Logger;
+  /** The agent URL and tracing target each deployment's agent server is told (none: no tracing). */
+  agentSettings?: (deployment: Deployment) => AgentSettings;
 }
 
 /** What runs now, persisted so that a restarted control plane can adopt it. */
@@ -291,7 +293,12 @@ export class LocalRuntime implements DeploymentRuntime {
       dataDir: layout.data,
       port,
       env: {
-        ...agentEnvironment(this.options.env, job.deployment, job.revision),
+        ...agentEnvironment(
+          this.options.env,
+          job.deployment,
+          job.revision,
+          this.options.agentSettings?.(job.deployment) ?? null,
+        ),
         ...isolation.environment(identity),
       },
       logFile: path.join(layout.logs, `${job.revision.id}.log`),

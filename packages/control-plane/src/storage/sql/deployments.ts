@@ -40,14 +40,25 @@ export class SqlDeploymentStore implements DeploymentStore {
       await this.db.transaction().execute(async (trx) => {
         const taken = await trx
           .selectFrom("tracing_projects")
-          .select("id")
+          .select(["id", "deployment_id"])
           .where("tenant_id", "=", project.tenant_id)
           .where("name", "=", project.name)
           .executeTakeFirst();
-        if (taken) throw new ConflictError(`A tracing project named '${project.name}' already exists.`);
+        // A project left behind by a deleted deployment (or made by traces sent under its name) is
+        // taken over, its traces kept; one that still belongs to a deployment blocks the name.
+        if (taken?.deployment_id) {
+          throw new ConflictError(`A tracing project named '${project.name}' already exists.`);
+        }
         await trx.insertInto("deployments").values(this.codec.deploymentToRow(deployment)).execute();
         await trx.insertInto("revisions").values(this.codec.revisionToRow(revision)).execute();
-        await trx.insertInto("tracing_projects").values(project).execute();
+        if (taken) {
+          await trx
+            .updateTable("tracing_projects")
+            .set({ deployment_id: deployment.id })
+            .where("id", "=", taken.id)
+            .where("deployment_id", "is", null)
+            .execute();
+        } else await trx.insertInto("tracing_projects").values(project).execute();
       });
     } catch (error) {
       if (this.dialect.isUniqueViolation(error)) {
@@ -151,8 +162,18 @@ export class SqlDeploymentStore implements DeploymentStore {
     await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom("revisions").where("deployment_id", "=", id).execute();
       await trx.deleteFrom("deployments").where("id", "=", id).execute();
-      if (removeProject) await trx.deleteFrom("tracing_projects").where("deployment_id", "=", id).execute();
-      else
+      if (removeProject) {
+        const owned = await trx
+          .selectFrom("tracing_projects")
+          .select("id")
+          .where("deployment_id", "=", id)
+          .execute();
+        if (owned.length > 0) {
+          const ids = owned.map((p) => p.id);
+          await trx.deleteFrom("tracing_runs").where("project_id", "in", ids).execute();
+          await trx.deleteFrom("tracing_projects").where("id", "in", ids).execute();
+        }
+      } else
         await trx
           .updateTable("tracing_projects")
           .set({ deployment_id: null })

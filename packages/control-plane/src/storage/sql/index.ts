@@ -10,6 +10,7 @@ import { SqlRevisionStore } from "./revisions.js";
 import { RowCodec } from "./rows.js";
 import type { ControlPlaneDb } from "./schema.js";
 import { SqlTenantStore } from "./tenants.js";
+import { SqlTraceStore } from "./traces.js";
 import { SqlUploadStore } from "./uploads.js";
 
 /**
@@ -30,7 +31,8 @@ export function sqlStorage(
     tenants: new SqlTenantStore(db),
     deployments: new SqlDeploymentStore(db, dialect, codec),
     revisions: new SqlRevisionStore(db, codec),
-    projects: new SqlProjectStore(db),
+    projects: new SqlProjectStore(db, dialect),
+    traces: new SqlTraceStore(db),
     close,
   };
 }

@@ -187,6 +187,52 @@ const migrations = (d: SqlDialect): Record<string, Migration> => ({
       }
     },
   },
+  "0030_tracing": {
+    // Traces sent by deployed agents (issue 17). One row per run, keyed by workspace and run id
+    // (ids come from clients: another workspace's id must never reach this one's row).
+    async up(db: Kysely<unknown>) {
+      const t = db.schema
+        .createTable("tracing_runs")
+        .addColumn("seq", d.seqType, d.seq)
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("id", "text", (c) => c.notNull())
+        .addColumn("project_id", "text")
+        .addColumn("trace_id", "text")
+        .addColumn("parent_run_id", "text")
+        .addColumn("dotted_order", "text")
+        .addColumn("name", "text")
+        .addColumn("run_type", "text")
+        .addColumn("start_ms", d.bigIntType)
+        .addColumn("end_ms", d.bigIntType)
+        .addColumn("error", "text")
+        .addColumn("inputs", "text")
+        .addColumn("outputs", "text")
+        .addColumn("extra", "text")
+        .addColumn("tags", "text");
+      await t
+        .addColumn("prompt_tokens", d.bigIntType)
+        .addColumn("completion_tokens", d.bigIntType)
+        .addColumn("total_tokens", d.bigIntType)
+        .addColumn("thread_id", "text")
+        .addColumn("agent_run_id", "text")
+        .addColumn("graph_id", "text")
+        .addColumn("size_bytes", d.bigIntType, (c) => c.notNull().defaultTo(0))
+        .addColumn("received_ms", d.bigIntType, (c) => c.notNull())
+        .addUniqueConstraint("tracing_runs_tenant_id", ["tenant_id", "id"])
+        .execute();
+      await db.schema
+        .createIndex("tracing_runs_trace")
+        .on("tracing_runs")
+        .columns(["project_id", "trace_id"])
+        .execute();
+      await db.schema
+        .createIndex("tracing_runs_project_start")
+        .on("tracing_runs")
+        .columns(["project_id", "start_ms"])
+        .execute();
+      await db.schema.createIndex("tracing_runs_start").on("tracing_runs").column("start_ms").execute();
+    },
+  },
 });
 
 /** Feeds the in-code migrations, in `dialect`'s types, to Kysely's Migrator. */

@@ -1,19 +1,34 @@
 import type { Kysely } from "kysely";
 import type { TracingProject } from "../../domain/types.js";
 import type { TracingProjectStore } from "../types.js";
+import type { SqlDialect } from "./dialect.js";
 import { projectFromRow } from "./rows.js";
 import type { ControlPlaneDb } from "./schema.js";
 
 /** Tracing projects on Kysely (SQLite or PostgreSQL). */
 export class SqlProjectStore implements TracingProjectStore {
-  constructor(private readonly db: Kysely<ControlPlaneDb>) {}
+  constructor(
+    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async list(
     tenantId: string,
-    filter: { name?: string | undefined; limit: number; offset: number },
+    filter: {
+      name?: string | undefined;
+      nameContains?: string | undefined;
+      ids?: string[] | undefined;
+      limit: number;
+      offset: number;
+    },
   ): Promise<TracingProject[]> {
     let query = this.db.selectFrom("tracing_projects").selectAll().where("tenant_id", "=", tenantId);
     if (filter.name !== undefined) query = query.where("name", "=", filter.name);
+    if (filter.nameContains) query = query.where(this.dialect.contains("name", filter.nameContains, true));
+    if (filter.ids) {
+      if (filter.ids.length === 0) return [];
+      query = query.where("id", "in", filter.ids);
+    }
     const rows = await query.orderBy("seq", "desc").limit(filter.limit).offset(filter.offset).execute();
     return rows.map(projectFromRow);
   }
@@ -26,5 +41,53 @@ export class SqlProjectStore implements TracingProjectStore {
       .where("id", "=", id)
       .executeTakeFirst();
     return row ? projectFromRow(row) : undefined;
+  }
+
+  async byName(tenantId: string, name: string): Promise<TracingProject | undefined> {
+    const row = await this.db
+      .selectFrom("tracing_projects")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("name", "=", name)
+      .executeTakeFirst();
+    return row ? projectFromRow(row) : undefined;
+  }
+
+  async ofDeployment(deploymentId: string): Promise<TracingProject | undefined> {
+    const row = await this.db
+      .selectFrom("tracing_projects")
+      .selectAll()
+      .where("deployment_id", "=", deploymentId)
+      .executeTakeFirst();
+    return row ? projectFromRow(row) : undefined;
+  }
+
+  async ensure(project: TracingProject): Promise<TracingProject> {
+    try {
+      await this.db.insertInto("tracing_projects").values(project).execute();
+      return project;
+    } catch (error) {
+      if (!this.dialect.isUniqueViolation(error)) throw error;
+      const existing = await this.byName(project.tenant_id, project.name);
+      if (!existing) throw error;
+      return existing;
+    }
+  }
+
+  async remove(tenantId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .deleteFrom("tracing_projects")
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await trx
+        .deleteFrom("tracing_runs")
+        .where("tenant_id", "=", tenantId)
+        .where("project_id", "=", id)
+        .execute();
+      return true;
+    });
   }
 }

@@ -1,0 +1,280 @@
+import { promisify } from "node:util";
+import { gunzip } from "node:zlib";
+import { jsonDepthExceeds } from "@berth-platform/server-kit";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { type RawRun, type RunWrite, runWriteOf } from "../../domain/tracing.js";
+import {
+  BadRequestError,
+  DomainError,
+  ForbiddenError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+} from "../../errors.js";
+import type { AuthService } from "../../services/auth.js";
+import { IngestKeys } from "../../services/ingest-keys.js";
+import type { TraceIngestQueue } from "../../services/trace-ingest.js";
+import type { IngestSender, TracingService } from "../../services/tracing.js";
+import { tooDeep } from "../errors.js";
+import { boundaryOf, parseMultipart } from "../multipart.js";
+import { langsmithReadRoutes } from "./langsmith-read.js";
+
+const gunzipAsync = promisify(gunzip);
+
+/** Where the LangSmith-compatible API lives on the control plane (agents' LANGSMITH_ENDPOINT). */
+export const LANGSMITH_PREFIX = "/langsmith-api";
+
+/** What the LangSmith-compatible routes are built from. */
+export interface LangSmithDeps {
+  tracing: TracingService;
+  queue: TraceIngestQueue;
+  keys: IngestKeys;
+  auth: AuthService;
+  /** Largest ingest body, compressed or not (also the most a compressed body may inflate to). */
+  ingestLimitBytes: number;
+  version: string;
+}
+
+/** The caller of a LangSmith route: a deployment's ingest key, or a workspace API key. */
+export interface LangSmithCaller {
+  sender: IngestSender;
+  kind: "ingest" | "api";
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the LangSmith routes' auth hook. */
+    langsmithCaller: LangSmithCaller;
+  }
+}
+
+const RUN_FIELDS = new Set(["inputs", "outputs", "events", "extra", "error", "serialized"]);
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Resolves the caller (401 without a valid key); ingest keys never pick another workspace. */
+async function callerOf(request: FastifyRequest, deps: LangSmithDeps): Promise<LangSmithCaller> {
+  const apiKey = header(request, "x-api-key");
+  const authorization = header(request, "authorization");
+  const key = apiKey ?? authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+  if (key && IngestKeys.looksLikeIngestKey(key)) {
+    const owner = deps.keys.ownerOf(key);
+    if (!owner) throw new UnauthorizedError("Invalid trace ingest key.");
+    return { sender: { tenantId: owner.tenantId, deploymentId: owner.deploymentId }, kind: "ingest" };
+  }
+  const { tenantId } = await deps.auth.authenticatePrincipal({
+    apiKey,
+    authorization,
+    tenantId: header(request, "x-tenant-id"),
+  });
+  return { sender: { tenantId, deploymentId: null }, kind: "api" };
+}
+
+/** Requires a workspace API key (ingest keys only send traces). */
+export function requireApiCaller(request: FastifyRequest): string {
+  if (request.langsmithCaller.kind !== "api") {
+    throw new ForbiddenError("A trace ingest key can only send traces; reading them needs an API key.");
+  }
+  return request.langsmithCaller.sender.tenantId;
+}
+
+/** The body, inflated when the client compressed it (bounded: a small bomb cannot grow past the limit). */
+async function decoded(request: FastifyRequest, body: Buffer, limit: number): Promise<Buffer> {
+  const encoding = (header(request, "content-encoding") ?? "identity").trim().toLowerCase();
+  if (encoding === "identity" || encoding === "") return body;
+  if (encoding !== "gzip") {
+    throw Object.assign(new Error(`Unsupported Content-Encoding: ${encoding.slice(0, 40)} (gzip only).`), {
+      statusCode: 415,
+    });
+  }
+  try {
+    return await gunzipAsync(body, { maxOutputLength: limit });
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new PayloadTooLargeError(`The decompressed body is larger than ${limit} bytes.`);
+    }
+    throw new BadRequestError("The body is not valid gzip.");
+  }
+}
+
+function parseJson(text: string, where: string): unknown {
+  if (jsonDepthExceeds(text)) throw tooDeep();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BadRequestError(`${where} is not valid JSON.`);
+  }
+}
+
+/** Body parsers of these routes only: JSON and multipart, gzip or not, buffered within the limit. */
+function registerParsers(app: FastifyInstance, limit: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    "application/json",
+    { parseAs: "buffer", bodyLimit: limit },
+    async (request: FastifyRequest, body: Buffer | string) => {
+      const text = (await decoded(request, body as Buffer, limit)).toString("utf8");
+      return text.trim() === "" ? undefined : parseJson(text, "The body");
+    },
+  );
+  app.addContentTypeParser(
+    "multipart/form-data",
+    { parseAs: "buffer", bodyLimit: limit },
+    async (request: FastifyRequest, body: Buffer | string) => ({
+      multipart: await decoded(request, body as Buffer, limit),
+    }),
+  );
+}
+
+interface Operation {
+  op: "post" | "patch";
+  raw: RawRun;
+  bytes: number;
+}
+
+/** The run operations of a multipart body (`post.<id>`, `post.<id>.<field>`, `patch.…`; attachments and feedback are not kept). */
+function operationsOfMultipart(body: Buffer, boundary: string): Operation[] {
+  const ops = new Map<string, Operation>();
+  for (const part of parseMultipart(body, boundary)) {
+    const [kind = "", id = "", field, ...more] = part.name.split(".");
+    if (kind === "attachment" || kind === "feedback") continue;
+    if ((kind !== "post" && kind !== "patch") || id === "" || more.length > 0) {
+      throw new BadRequestError(`Unknown multipart part "${part.name.slice(0, 100)}".`);
+    }
+    const key = `${kind}.${id}`;
+    let entry = ops.get(key);
+    if (!entry) {
+      entry = { op: kind, raw: {}, bytes: 0 };
+      ops.set(key, entry);
+    }
+    entry.bytes += part.data.length;
+    const value = parseJson(part.data.toString("utf8"), `Part "${part.name.slice(0, 100)}"`);
+    if (field === undefined) {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw new BadRequestError(`Part "${part.name.slice(0, 100)}" must be a JSON object.`);
+      }
+      entry.raw = { ...(value as RawRun), ...entry.raw };
+      // The part's name is the run's id (the payload may repeat it).
+      entry.raw.id = id;
+    } else if (RUN_FIELDS.has(field)) entry.raw[field] = value;
+  }
+  return [...ops.values()];
+}
+
+function operationsOfBatch(body: unknown): Operation[] {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new BadRequestError("The batch body must be an object with `post` and/or `patch` lists.");
+  }
+  const ops: Operation[] = [];
+  for (const op of ["post", "patch"] as const) {
+    const list = (body as Record<string, unknown>)[op];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) throw new BadRequestError(`\`${op}\` must be a list of runs.`);
+    for (const raw of list) ops.push({ op, raw: raw as RawRun, bytes: JSON.stringify(raw ?? null).length });
+  }
+  return ops;
+}
+
+/**
+ * The LangSmith-compatible API: `GET /info` and the ingest endpoints of the LangSmith API (`POST /runs/multipart`, `POST
+ * /runs/batch`, `POST /runs`, `PATCH /runs/{id}`), as the official SDK calls them under
+ * LANGSMITH_ENDPOINT (requests are validated, then queued: they never wait for the database),
+ * and the read endpoints of langsmith-read.ts.
+ */
+export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    registerParsers(app, deps.ingestLimitBytes);
+    app.decorateRequest("langsmithCaller", null as unknown as LangSmithCaller);
+    app.addHook("onRequest", async (request) => {
+      // /info is public, as LangSmith's is: the SDK asks before it sends anything.
+      if ((request.routeOptions.config as { public?: boolean } | undefined)?.public) return;
+      request.langsmithCaller = await callerOf(request, deps);
+    });
+
+    app.get("/info", { schema: { hide: true }, config: { public: true } }, async () => ({
+      version: deps.version,
+      license_expiration_time: null,
+      batch_ingest_config: {
+        use_multipart_endpoint: true,
+        scale_up_qsize_trigger: 1000,
+        scale_up_nthreads_limit: 16,
+        scale_down_nempty_trigger: 4,
+        size_limit: 100,
+        // Half the limit: a batch of this size always fits, whatever the SDK adds around it.
+        size_limit_bytes: Math.floor(deps.ingestLimitBytes / 2),
+      },
+      instance_flags: {
+        gzip_body_enabled: true,
+        zstd_compression_enabled: false,
+        dataset_examples_multipart_enabled: false,
+        examples_multipart_enabled: false,
+      },
+      tenant_handle: null,
+    }));
+
+    const enqueue = async (request: FastifyRequest, ops: Operation[]) => {
+      const { sender } = request.langsmithCaller;
+      const writes: RunWrite[] = [];
+      let bytes = 0;
+      for (const { op, raw, bytes: size } of ops) {
+        try {
+          const projectId = await deps.tracing.projectFor(sender, raw ?? {}, op);
+          writes.push(runWriteOf(raw, op, sender.tenantId, projectId, size));
+        } catch (error) {
+          // A value JSON could parse but not serialize again (too deep for the stack) is still bad input.
+          if (error instanceof DomainError) throw error;
+          throw new BadRequestError("A run could not be read.");
+        }
+        bytes += size;
+      }
+      const accepted = deps.queue.offer(writes, bytes);
+      return accepted ? { accepted: writes.length } : { accepted: 0, dropped: writes.length };
+    };
+
+    app.post("/runs/multipart", { schema: { hide: true } }, async (request, reply) => {
+      const body = request.body as { multipart?: Buffer } | undefined;
+      const boundary = boundaryOf(header(request, "content-type"));
+      if (!body?.multipart || !boundary) {
+        throw new BadRequestError("Send multipart/form-data with a boundary.");
+      }
+      return reply.code(202).send(await enqueue(request, operationsOfMultipart(body.multipart, boundary)));
+    });
+
+    app.post("/runs/batch", { schema: { hide: true } }, async (request, reply) =>
+      reply.code(202).send(await enqueue(request, operationsOfBatch(request.body))),
+    );
+
+    app.post("/runs", { schema: { hide: true } }, async (request, reply) =>
+      reply
+        .code(202)
+        .send(
+          await enqueue(request, [
+            { op: "post", raw: request.body as RawRun, bytes: byteSize(request.body) },
+          ]),
+        ),
+    );
+
+    app.patch(
+      "/runs/:run_id",
+      { schema: { hide: true, params: z.object({ run_id: z.uuid() }) } },
+      async (request, reply) => {
+        const body = request.body;
+        if (typeof body !== "object" || body === null || Array.isArray(body)) {
+          throw new BadRequestError("The body must be a JSON object.");
+        }
+        const raw = { ...(body as RawRun), id: request.params.run_id };
+        return reply.code(202).send(await enqueue(request, [{ op: "patch", raw, bytes: byteSize(body) }]));
+      },
+    );
+
+    await app.register(langsmithReadRoutes(deps.tracing));
+  };
+}
+
+function byteSize(body: unknown): number {
+  return body === undefined ? 0 : JSON.stringify(body).length;
+}

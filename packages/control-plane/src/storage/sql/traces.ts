@@ -1,0 +1,299 @@
+import { type Kysely, type Selectable, sql } from "kysely";
+import type { RunWrite, TraceRun } from "../../domain/tracing.js";
+import type { RunQuery, TraceFilter, TraceStore, TraceSummary } from "../types.js";
+import type { ControlPlaneDb, TracingRunsTable } from "./schema.js";
+
+/** Rows per INSERT: ~25 parameters each stays far below SQLite's and PostgreSQL's limits. */
+const CHUNK = 400;
+
+/** Columns a later write may fill in (a `patch` after its `post`, or the other way round). */
+const MERGED = [
+  "project_id",
+  "trace_id",
+  "parent_run_id",
+  "dotted_order",
+  "name",
+  "run_type",
+  "start_ms",
+  "end_ms",
+  "error",
+  "inputs",
+  "outputs",
+  "extra",
+  "tags",
+  "prompt_tokens",
+  "completion_tokens",
+  "total_tokens",
+  "thread_id",
+  "agent_run_id",
+  "graph_id",
+] as const;
+
+/** Traces' runs on Kysely (SQLite or PostgreSQL). */
+export class SqlTraceStore implements TraceStore {
+  constructor(private readonly db: Kysely<ControlPlaneDb>) {}
+
+  async write(runs: RunWrite[], now: number): Promise<void> {
+    if (runs.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < runs.length; i += CHUNK) {
+        const rows = runs.slice(i, i + CHUNK).map((run) => rowOf(run, now));
+        await trx
+          .insertInto("tracing_runs")
+          .values(rows)
+          .onConflict((oc) =>
+            oc.columns(["tenant_id", "id"]).doUpdateSet((eb) => {
+              const set: Record<string, unknown> = {
+                size_bytes: sql`tracing_runs.size_bytes + excluded.size_bytes`,
+                received_ms: eb.ref("excluded.received_ms"),
+              };
+              for (const column of MERGED) {
+                set[column] = eb.fn.coalesce(eb.ref(`excluded.${column}`), eb.ref(`tracing_runs.${column}`));
+              }
+              return set;
+            }),
+          )
+          .execute();
+      }
+    });
+  }
+
+  async traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]> {
+    let query = this.db
+      .selectFrom("tracing_runs")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("project_id", "=", projectId)
+      .whereRef("trace_id", "=", "id");
+    if (filter.startAfterMs !== undefined) query = query.where("start_ms", ">=", filter.startAfterMs);
+    if (filter.startBeforeMs !== undefined) query = query.where("start_ms", "<", filter.startBeforeMs);
+    if (filter.threadId !== undefined) query = query.where("thread_id", "=", filter.threadId);
+    if (filter.agentRunId !== undefined) query = query.where("agent_run_id", "=", filter.agentRunId);
+    if (filter.status === "error") query = query.where("error", "is not", null);
+    else if (filter.status === "success")
+      query = query.where("error", "is", null).where("end_ms", "is not", null);
+    else if (filter.status === "pending")
+      query = query.where("error", "is", null).where("end_ms", "is", null);
+    const roots = await query
+      .orderBy("start_ms", "desc")
+      .orderBy("seq", "desc")
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .execute();
+    if (roots.length === 0) return [];
+    // Totals of the trees: tokens are counted on model runs only (their parents would repeat them).
+    const totals = await this.db
+      .selectFrom("tracing_runs")
+      .select((eb) => [
+        "trace_id",
+        eb.fn.countAll<number>().as("runs"),
+        sql<number>`sum(case when run_type = 'llm' then coalesce(prompt_tokens, 0) else 0 end)`.as("prompt"),
+        sql<number>`sum(case when run_type = 'llm' then coalesce(completion_tokens, 0) else 0 end)`.as(
+          "completion",
+        ),
+        sql<number>`sum(case when run_type = 'llm' then coalesce(total_tokens, 0) else 0 end)`.as("total"),
+      ])
+      .where("tenant_id", "=", tenantId)
+      .where(
+        "trace_id",
+        "in",
+        roots.map((r) => r.id),
+      )
+      .groupBy("trace_id")
+      .execute();
+    const byTrace = new Map(totals.map((t) => [t.trace_id, t]));
+    return roots.map((row) => {
+      const t = byTrace.get(row.id);
+      return {
+        root: runOf(row),
+        run_count: Number(t?.runs ?? 1),
+        prompt_tokens: Number(t?.prompt ?? 0),
+        completion_tokens: Number(t?.completion ?? 0),
+        total_tokens: Number(t?.total ?? 0),
+      };
+    });
+  }
+
+  async trace(tenantId: string, traceId: string): Promise<TraceRun[]> {
+    const rows = await this.db
+      .selectFrom("tracing_runs")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("trace_id", "=", traceId)
+      .orderBy("dotted_order")
+      .orderBy("seq")
+      .limit(10_000)
+      .execute();
+    return rows.map(runOf);
+  }
+
+  async get(tenantId: string, id: string): Promise<TraceRun | undefined> {
+    const row = await this.db
+      .selectFrom("tracing_runs")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row ? runOf(row) : undefined;
+  }
+
+  async query(tenantId: string, q: RunQuery): Promise<TraceRun[]> {
+    let query = this.db.selectFrom("tracing_runs").selectAll().where("tenant_id", "=", tenantId);
+    if (q.projectIds) {
+      if (q.projectIds.length === 0) return [];
+      query = query.where("project_id", "in", q.projectIds);
+    }
+    if (q.ids) {
+      if (q.ids.length === 0) return [];
+      query = query.where("id", "in", q.ids);
+    }
+    if (q.traceId !== undefined) query = query.where("trace_id", "=", q.traceId);
+    if (q.parentRunId !== undefined) query = query.where("parent_run_id", "=", q.parentRunId);
+    if (q.isRoot === true) query = query.whereRef("trace_id", "=", "id");
+    if (q.isRoot === false) query = query.whereRef("trace_id", "!=", "id");
+    if (q.runType !== undefined) query = query.where("run_type", "=", q.runType);
+    if (q.error === true) query = query.where("error", "is not", null);
+    if (q.error === false) query = query.where("error", "is", null);
+    if (q.startAfterMs !== undefined) query = query.where("start_ms", ">=", q.startAfterMs);
+    const rows = await query
+      .orderBy("start_ms", q.order)
+      .orderBy("seq", q.order)
+      .limit(q.limit)
+      .offset(q.offset)
+      .execute();
+    return rows.map(runOf);
+  }
+
+  async projectSizes(): Promise<Array<{ project_id: string; runs: number; bytes: number }>> {
+    const rows = await this.db
+      .selectFrom("tracing_runs")
+      .select((eb) => [
+        "project_id",
+        eb.fn.countAll<number>().as("runs"),
+        eb.fn.sum<number>("size_bytes").as("bytes"),
+      ])
+      .where("project_id", "is not", null)
+      .groupBy("project_id")
+      .execute();
+    return rows.map((r) => ({
+      project_id: r.project_id ?? "",
+      runs: Number(r.runs),
+      bytes: Number(r.bytes),
+    }));
+  }
+
+  async removeOlderThan(cutoffMs: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom("tracing_runs")
+      .where((eb) =>
+        eb.or([
+          eb("start_ms", "<", cutoffMs),
+          eb.and([eb("start_ms", "is", null), eb("received_ms", "<", cutoffMs)]),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async removeOldestTraces(projectId: string, count: number): Promise<number> {
+    const oldest = await this.db
+      .selectFrom("tracing_runs")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .whereRef("trace_id", "=", "id")
+      .orderBy("start_ms")
+      .limit(count)
+      .execute();
+    if (oldest.length === 0) {
+      // Only runs whose root never arrived: the oldest of them go.
+      const result = await this.db
+        .deleteFrom("tracing_runs")
+        .where(
+          "seq",
+          "in",
+          this.db
+            .selectFrom("tracing_runs")
+            .select("seq")
+            .where("project_id", "=", projectId)
+            .orderBy("received_ms")
+            .limit(count * 10),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    }
+    const result = await this.db
+      .deleteFrom("tracing_runs")
+      .where("project_id", "=", projectId)
+      .where(
+        "trace_id",
+        "in",
+        oldest.map((r) => r.id),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
+
+function rowOf(run: RunWrite, now: number) {
+  return {
+    tenant_id: run.tenant_id,
+    id: run.id,
+    project_id: run.project_id ?? null,
+    trace_id: run.trace_id ?? null,
+    parent_run_id: run.parent_run_id ?? null,
+    dotted_order: run.dotted_order ?? null,
+    name: run.name ?? null,
+    run_type: run.run_type ?? null,
+    start_ms: run.start_ms ?? null,
+    end_ms: run.end_ms ?? null,
+    error: run.error ?? null,
+    inputs: run.inputs ?? null,
+    outputs: run.outputs ?? null,
+    extra: run.extra ?? null,
+    tags: run.tags ?? null,
+    prompt_tokens: run.prompt_tokens ?? null,
+    completion_tokens: run.completion_tokens ?? null,
+    total_tokens: run.total_tokens ?? null,
+    thread_id: run.thread_id ?? null,
+    agent_run_id: run.agent_run_id ?? null,
+    graph_id: run.graph_id ?? null,
+    size_bytes: run.size_bytes,
+    received_ms: now,
+  };
+}
+
+function json(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function runOf(row: Selectable<TracingRunsTable>): TraceRun {
+  const tags = json(row.tags);
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    project_id: row.project_id,
+    trace_id: row.trace_id,
+    parent_run_id: row.parent_run_id,
+    dotted_order: row.dotted_order,
+    name: row.name,
+    run_type: row.run_type,
+    start_ms: row.start_ms === null ? null : Number(row.start_ms),
+    end_ms: row.end_ms === null ? null : Number(row.end_ms),
+    error: row.error,
+    inputs: json(row.inputs),
+    outputs: json(row.outputs),
+    extra: json(row.extra),
+    tags: Array.isArray(tags) ? (tags as string[]) : [],
+    prompt_tokens: row.prompt_tokens === null ? null : Number(row.prompt_tokens),
+    completion_tokens: row.completion_tokens === null ? null : Number(row.completion_tokens),
+    total_tokens: row.total_tokens === null ? null : Number(row.total_tokens),
+    thread_id: row.thread_id,
+    agent_run_id: row.agent_run_id,
+    graph_id: row.graph_id,
+  };
+}

@@ -1,0 +1,349 @@
+// The LangSmith-compatible ingest API at its edges: per-deployment ingest keys, malformed and
+// oversized payloads (4xx, never 500), a full queue (drops, counted in /metrics), and the
+// lifecycle of tracing projects (delete with traces; a deployment's project kept or removed;
+// a kept name reused by a new deployment).
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
+import { externalBody, openPlane, type TestPlane, usePlane, waitFor } from "./helpers.js";
+
+const PREFIX = "/langsmith-api";
+const LIMIT = 64 * 1024;
+
+const plane = usePlane({ BERTH_TRACE_INGEST_LIMIT_BYTES: String(LIMIT) });
+
+function multipart(parts: Array<{ name: string; body: string }>, boundary = "b0undary"): Buffer {
+  const chunks = parts.map(
+    (p) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\nContent-Type: application/json; length=${Buffer.byteLength(p.body)}\r\n\r\n${p.body}\r\n`,
+  );
+  return Buffer.from(`${chunks.join("")}--${boundary}--\r\n`);
+}
+
+function rootRun(project: string, extra: Record<string, unknown> = {}) {
+  const id = randomUUID();
+  return {
+    id,
+    trace_id: id,
+    dotted_order: `20260101T000000000000Z${id}`,
+    name: "root",
+    run_type: "chain",
+    start_time: new Date().toISOString(),
+    session_name: project,
+    ...extra,
+  };
+}
+
+async function ingest(
+  p: TestPlane,
+  payload: Buffer | string,
+  headers: Record<string, string>,
+  path = "/runs/multipart",
+) {
+  return p.call({ method: "POST", url: `${PREFIX}${path}`, payload, headers });
+}
+
+async function projectByName(
+  p: TestPlane,
+  name: string,
+): Promise<{ id: string; deployment_id: string | null }> {
+  const res = await p.call({ method: "GET", url: `/v2/tracing-projects?name=${encodeURIComponent(name)}` });
+  const found = (res.json() as { resources: Array<{ id: string; deployment_id: string | null }> })
+    .resources[0];
+  assert.ok(found, `no project ${name}`);
+  return found;
+}
+
+async function traceCount(p: TestPlane, projectId: string): Promise<number> {
+  const res = await p.call({ method: "GET", url: `/v2/tracing-projects/${projectId}/traces` });
+  if (res.statusCode === 404) return -1;
+  return (res.json() as { resources: unknown[] }).resources.length;
+}
+
+describe("trace ingest: keys", () => {
+  it("a deployment's ingest key sends to its project; it cannot read, and a forged key is 401", async () => {
+    const p = plane();
+    const created = await p.call({
+      method: "POST",
+      url: "/v2/deployments",
+      payload: externalBody("traced-agent"),
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const deployment = created.json() as { id: string; tenant_id: string };
+    const key = p.plane.ingestKeys.keyOf(deployment.tenant_id, deployment.id);
+    const run = rootRun("traced-agent");
+    const body = multipart([{ name: `post.${run.id}`, body: JSON.stringify(run) }]);
+    const res = await ingest(p, body, {
+      "x-api-key": key,
+      "content-type": "multipart/form-data; boundary=b0undary",
+    });
+    assert.equal(res.statusCode, 202, res.body);
+    await p.plane.traceQueue.settled();
+    const project = await projectByName(p, "traced-agent");
+    assert.equal(project.deployment_id, deployment.id);
+    assert.equal(await traceCount(p, project.id), 1);
+
+    const read = await p.raw({ method: "GET", url: `${PREFIX}/sessions`, headers: { "x-api-key": key } });
+    assert.equal(read.statusCode, 403);
+    const forged = `${key.slice(0, -4)}AAAA`;
+    const denied = await p.raw({
+      method: "POST",
+      url: `${PREFIX}/runs/batch`,
+      payload: { post: [rootRun("x")] },
+      headers: { "x-api-key": forged },
+    });
+    assert.equal(denied.statusCode, 401);
+    const none = await p.raw({ method: "POST", url: `${PREFIX}/runs/batch`, payload: { post: [] } });
+    assert.equal(none.statusCode, 401);
+  });
+
+  it("another workspace's key sees none of this workspace's projects or runs (404)", async () => {
+    const p = plane();
+    const run = rootRun("private-project");
+    assert.equal((await p.call({ method: "POST", url: `${PREFIX}/runs`, payload: run })).statusCode, 202);
+    await p.plane.traceQueue.settled();
+    const project = await projectByName(p, "private-project");
+    const other = await p.addTenant();
+    const headers = { "x-api-key": other.key };
+    assert.equal(
+      (await p.raw({ method: "GET", url: `${PREFIX}/sessions/${project.id}`, headers })).statusCode,
+      404,
+    );
+    assert.equal((await p.raw({ method: "GET", url: `${PREFIX}/runs/${run.id}`, headers })).statusCode, 404);
+    assert.equal(
+      (await p.raw({ method: "GET", url: `/v2/tracing-projects/${project.id}/traces`, headers })).statusCode,
+      404,
+    );
+    // The other workspace sending the same run id writes its own row, never this one.
+    const clash = { ...run, name: "intruder", session_name: "theirs" };
+    assert.equal(
+      (await p.raw({ method: "POST", url: `${PREFIX}/runs`, payload: clash, headers })).statusCode,
+      202,
+    );
+    await p.plane.traceQueue.settled();
+    const mine = (await p.call({ method: "GET", url: `${PREFIX}/runs/${run.id}` })).json() as {
+      name: string;
+    };
+    assert.equal(mine.name, "root");
+  });
+});
+
+describe("trace ingest: malformed and oversized payloads are 4xx, never 500", () => {
+  const mp = { "content-type": "multipart/form-data; boundary=b0undary" };
+  const cases: Array<[string, () => Promise<{ statusCode: number; body: string }>, number]> = [
+    [
+      "multipart without a boundary",
+      () => ingest(plane(), "x", { "content-type": "multipart/form-data" }),
+      400,
+    ],
+    ["multipart that is not multipart", () => ingest(plane(), "garbage", mp), 400],
+    [
+      "an unclosed part",
+      () => ingest(plane(), '--b0undary\r\nContent-Disposition: form-data; name="post.x"\r\n\r\n{}', mp),
+      400,
+    ],
+    [
+      "a part that is not JSON",
+      () => ingest(plane(), multipart([{ name: `post.${randomUUID()}`, body: "{nope" }]), mp),
+      400,
+    ],
+    [
+      "a run id that is not a UUID",
+      () => ingest(plane(), multipart([{ name: "post.abc", body: "{}" }]), mp),
+      400,
+    ],
+    ["an unknown part", () => ingest(plane(), multipart([{ name: "delete.x", body: "{}" }]), mp), 400],
+    [
+      "a bad time",
+      () => {
+        const run = rootRun("p", { start_time: "yesterday" });
+        return ingest(plane(), multipart([{ name: `post.${run.id}`, body: JSON.stringify(run) }]), mp);
+      },
+      400,
+    ],
+    [
+      "a body over the limit",
+      () =>
+        ingest(
+          plane(),
+          multipart([{ name: `post.${randomUUID()}`, body: JSON.stringify({ x: "y".repeat(LIMIT) }) }]),
+          mp,
+        ),
+      413,
+    ],
+    [
+      "gzip that inflates past the limit",
+      () =>
+        ingest(
+          plane(),
+          gzipSync(
+            multipart([{ name: `post.${randomUUID()}`, body: JSON.stringify({ x: "y".repeat(LIMIT * 4) }) }]),
+          ),
+          {
+            ...mp,
+            "content-encoding": "gzip",
+          },
+        ),
+      413,
+    ],
+    [
+      "a body that is not gzip",
+      () => ingest(plane(), "not gzip", { ...mp, "content-encoding": "gzip" }),
+      400,
+    ],
+    ["an unsupported encoding", () => ingest(plane(), "x", { ...mp, "content-encoding": "br" }), 415],
+    [
+      "JSON nested too deep",
+      () =>
+        ingest(
+          plane(),
+          `{"post":${"[".repeat(2000)}${"]".repeat(2000)}}`,
+          { "content-type": "application/json" },
+          "/runs/batch",
+        ),
+      400,
+    ],
+    [
+      "a batch whose post is not a list",
+      () => ingest(plane(), '{"post":{}}', { "content-type": "application/json" }, "/runs/batch"),
+      400,
+    ],
+    [
+      "a batch that is not JSON",
+      () => ingest(plane(), "{", { "content-type": "application/json" }, "/runs/batch"),
+      400,
+    ],
+    [
+      "a run that is not an object",
+      () => ingest(plane(), "[1]", { "content-type": "application/json" }, "/runs"),
+      400,
+    ],
+    [
+      "a PATCH of a run id that is not a UUID",
+      () => plane().call({ method: "PATCH", url: `${PREFIX}/runs/nope`, payload: {} }),
+      422,
+    ],
+    [
+      "a session_id of no project",
+      () =>
+        ingest(
+          plane(),
+          JSON.stringify(rootRun("p", { session_id: randomUUID() })),
+          { "content-type": "application/json" },
+          "/runs",
+        ),
+      404,
+    ],
+    ["text/plain", () => ingest(plane(), "hello", { "content-type": "text/plain" }, "/runs"), 415],
+  ];
+  for (const [name, send, status] of cases) {
+    it(`${name}: ${status}`, async () => {
+      const res = await send();
+      assert.equal(res.statusCode, status, res.body);
+    });
+  }
+
+  it("a gzip multipart body within the limit lands", async () => {
+    const p = plane();
+    const run = rootRun("gzip-project");
+    const body = gzipSync(multipart([{ name: `post.${run.id}`, body: JSON.stringify(run) }]));
+    const res = await ingest(p, body, { ...mp, "content-encoding": "gzip" });
+    assert.equal(res.statusCode, 202, res.body);
+    await p.plane.traceQueue.settled();
+    assert.equal(await traceCount(p, (await projectByName(p, "gzip-project")).id), 1);
+  });
+});
+
+describe("trace ingest: a full queue drops and counts, never blocks", () => {
+  let small: TestPlane;
+  let close: () => Promise<void>;
+  before(async () => {
+    ({ plane: small, close } = await openPlane({ BERTH_TRACE_QUEUE_RUNS: "3" }));
+  });
+  after(async () => close());
+
+  it("operations past the queue's capacity are dropped with a counter in /metrics", async () => {
+    const runs = Array.from({ length: 5 }, () => rootRun("flood"));
+    const res = await small.call({ method: "POST", url: `${PREFIX}/runs/batch`, payload: { post: runs } });
+    assert.equal(res.statusCode, 202, res.body);
+    assert.deepEqual(res.json(), { accepted: 0, dropped: 5 });
+    const fits = await small.call({
+      method: "POST",
+      url: `${PREFIX}/runs/batch`,
+      payload: { post: runs.slice(0, 2) },
+    });
+    assert.deepEqual(fits.json(), { accepted: 2 });
+    const metrics = (await small.raw({ method: "GET", url: "/metrics" })).body;
+    assert.match(metrics, /berth_cp_trace_runs_total\{outcome="dropped_queue_full"\} 5/);
+    assert.match(metrics, /berth_cp_trace_runs_total\{outcome="accepted"\} 2/);
+  });
+});
+
+describe("tracing projects: lifecycle", () => {
+  it("DELETE /v2/tracing-projects/{id} removes the project and its traces", async () => {
+    const p = plane();
+    const run = rootRun("doomed");
+    await p.call({ method: "POST", url: `${PREFIX}/runs`, payload: run });
+    await p.plane.traceQueue.settled();
+    const project = await projectByName(p, "doomed");
+    assert.equal(await traceCount(p, project.id), 1);
+    const gone = await p.call({ method: "DELETE", url: `/v2/tracing-projects/${project.id}` });
+    assert.equal(gone.statusCode, 204);
+    assert.equal(await traceCount(p, project.id), -1);
+    assert.equal((await p.call({ method: "GET", url: `${PREFIX}/runs/${run.id}` })).statusCode, 404);
+    assert.equal(
+      (await p.call({ method: "DELETE", url: `/v2/tracing-projects/${project.id}` })).statusCode,
+      404,
+    );
+  });
+
+  it("a deleted deployment's project stays (its name reusable by a new deployment) unless delete_tracing_project", async () => {
+    const p = plane();
+    const first = (
+      await p.call({ method: "POST", url: "/v2/deployments", payload: externalBody("reborn") })
+    ).json() as {
+      id: string;
+    };
+    const project = await projectByName(p, "reborn");
+    await p.call({ method: "POST", url: `${PREFIX}/runs`, payload: rootRun("reborn") });
+    await p.plane.traceQueue.settled();
+    assert.equal((await p.call({ method: "DELETE", url: `/v2/deployments/${first.id}` })).statusCode, 204);
+    await waitFor(
+      () => p.call({ method: "GET", url: `/v2/deployments/${first.id}` }),
+      (r) => r.statusCode === 404,
+    );
+    const kept = await projectByName(p, "reborn");
+    assert.equal(kept.id, project.id);
+    assert.equal(kept.deployment_id, null);
+    assert.equal(await traceCount(p, project.id), 1);
+
+    // The name is free again: the new deployment takes the project over, traces and all.
+    const second = await p.call({ method: "POST", url: "/v2/deployments", payload: externalBody("reborn") });
+    assert.equal(second.statusCode, 201, second.body);
+    const secondId = (second.json() as { id: string }).id;
+    const adopted = await projectByName(p, "reborn");
+    assert.equal(adopted.id, project.id);
+    assert.equal(adopted.deployment_id, secondId);
+
+    await p.call({ method: "DELETE", url: `/v2/deployments/${secondId}?delete_tracing_project=true` });
+    await waitFor(
+      () => p.call({ method: "GET", url: `/v2/tracing-projects/${project.id}` }),
+      (r) => r.statusCode === 404,
+    );
+    assert.equal(await traceCount(p, project.id), -1);
+  });
+
+  it("retention: runs past the age limit and a project's oldest traces past its size go", async () => {
+    const p = plane();
+    const old = rootRun("aging", { start_time: new Date(Date.now() - 30 * 86_400_000).toISOString() });
+    const young = rootRun("aging");
+    await p.call({ method: "POST", url: `${PREFIX}/runs/batch`, payload: { post: [old, young] } });
+    await p.plane.traceQueue.settled();
+    const project = await projectByName(p, "aging");
+    assert.equal(await traceCount(p, project.id), 2);
+    await p.plane.tracing.sweep();
+    // The default retention is 14 days.
+    assert.equal(await traceCount(p, project.id), 1);
+  });
+});
