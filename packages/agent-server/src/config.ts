@@ -59,7 +59,27 @@ export interface AgentServerConfig {
   readonly requestTimeoutMs: number;
   /** Open connections at most (BERTH_MAX_CONNECTIONS). */
   readonly maxConnections: number;
+  /**
+   * What this process does: `api` serves HTTP only, `worker` executes queued runs (and crons),
+   * `all` both (the embedded default). Separate roles need a shared database (DATABASE_URI).
+   */
+  readonly role: AgentServerRole;
+  /** PostgreSQL URL (DATABASE_URI, --database-url); null: the embedded SQLite files in `dataDir`. */
+  readonly databaseUrl: string | null;
+  /** PostgreSQL schema for the tables (BERTH_DATABASE_SCHEMA); null: the connection's current schema. */
+  readonly databaseSchema: string | null;
+  /** PostgreSQL connections at most per process (BERTH_DATABASE_POOL_SIZE). */
+  readonly databasePoolSize: number;
+  /** Redis URL (REDIS_URI, --redis-url) for signals and streams between processes; null: in-process. */
+  readonly redisUrl: string | null;
+  /** Prefix of every Redis key and channel (REDIS_KEY_PREFIX), so deployments can share a Redis. */
+  readonly redisKeyPrefix: string;
 }
+
+/** The roles a process can take. */
+export type AgentServerRole = "api" | "worker" | "all";
+
+const ROLES: readonly AgentServerRole[] = ["api", "worker", "all"];
 
 /** Raw inputs: CLI flags (already split by commander) and the process environment. */
 export interface AgentServerConfigInput {
@@ -70,6 +90,9 @@ export interface AgentServerConfigInput {
     dataDir?: string | undefined;
     jobsPerWorker?: string | number | undefined;
     waitForLock?: boolean | undefined;
+    role?: string | undefined;
+    databaseUrl?: string | undefined;
+    redisUrl?: string | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
@@ -89,7 +112,32 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     cwd,
     flags.dataDir ?? env.BERTH_DATA_DIR ?? path.join(path.dirname(graphConfigPath), ".berth", "agent-server"),
   );
+  const role = (flags.role ?? env.BERTH_ROLE ?? "all") as AgentServerRole;
+  if (!ROLES.includes(role)) throw new Error(`Invalid role: ${role} (expected api, worker or all)`);
+  const databaseUrl = nonEmpty(flags.databaseUrl) ?? nonEmpty(env.DATABASE_URI) ?? null;
+  if (role !== "all" && databaseUrl === null) {
+    throw new Error(
+      `The ${role} role needs a database shared with the other processes: set DATABASE_URI (or --database-url)`,
+    );
+  }
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error("Invalid DATABASE_URI: expected a postgres:// or postgresql:// URL");
+  }
+  const redisUrl = nonEmpty(flags.redisUrl) ?? nonEmpty(env.REDIS_URI) ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new Error("Invalid REDIS_URI: expected a redis:// or rediss:// URL");
+  }
+  const databaseSchema = nonEmpty(env.BERTH_DATABASE_SCHEMA) ?? null;
+  if (databaseSchema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(databaseSchema)) {
+    throw new Error(`Invalid BERTH_DATABASE_SCHEMA: ${databaseSchema} (letters, digits and _, at most 63)`);
+  }
   return Object.freeze({
+    role,
+    databaseUrl,
+    databaseSchema,
+    databasePoolSize: integer("BERTH_DATABASE_POOL_SIZE", env.BERTH_DATABASE_POOL_SIZE ?? 20, 1, 1000),
+    redisUrl,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? "berth:",
     host: flags.host ?? env.BERTH_HOST ?? "127.0.0.1",
     port: explicitPort === undefined ? DEFAULT_PORT : integer("port", explicitPort, 0, 65535),
     portFallback: explicitPort === undefined,
@@ -144,6 +192,10 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
       integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 120, 1, 86_400) * 1000,
     maxConnections: integer("BERTH_MAX_CONNECTIONS", env.BERTH_MAX_CONNECTIONS ?? 1024, 1, 1_000_000),
   });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value?.trim() ? value.trim() : undefined;
 }
 
 function findDefaultGraphConfig(cwd: string): string {

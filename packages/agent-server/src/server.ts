@@ -12,10 +12,10 @@ import { GraphRegistry } from "./graphs/registry.js";
 import { GraphSchemaReader } from "./graphs/schemas.js";
 import { officialStaticSchemas } from "./graphs/static-schemas.js";
 import { HttpDrain } from "./http/drain.js";
+import { openInfrastructure } from "./infrastructure.js";
 import { AgentServerMetrics } from "./metrics/registry.js";
 import { CronScheduler } from "./queue/cron-scheduler.js";
 import { RunQueue } from "./queue/pool.js";
-import { MemoryRunSignals } from "./queue/signals-memory.js";
 import { processRun } from "./queue/worker.js";
 import { AssistantService } from "./services/assistants.js";
 import { CronService } from "./services/crons.js";
@@ -24,8 +24,6 @@ import { StoreService } from "./services/store.js";
 import { ThreadStateService } from "./services/thread-state.js";
 import { ThreadService } from "./services/threads.js";
 import { ItemStoreAdapter } from "./storage/langgraph-store.js";
-import { openSqliteBackend } from "./storage/sqlite/index.js";
-import { MemoryStreamBroker } from "./stream/memory.js";
 import { AGENT_SERVER_VERSION } from "./version.js";
 import { AddressPolicy } from "./webhooks/address-policy.js";
 import { WebhookSender } from "./webhooks/sender.js";
@@ -67,12 +65,14 @@ export async function startAgentServer(
   // ERR_REQUIRE_CYCLE_MODULE (issue 10). The official server loads them; so does Berth.
   const unregisterTsxCjs = registerTsxCjs();
   // Hand-over: the data directory is shared with the process being replaced until it exits.
-  const backend = await openSqliteBackend(config.dataDir, { lock: !config.waitForLock });
+  const infrastructure = await openInfrastructure(config, logger);
+  const { backend, signals, broker } = infrastructure;
   const cleanups: Array<() => Promise<void> | void> = [
-    () => backend.storage.close(),
+    () => infrastructure.close(),
     unregisterTsx,
     unregisterTsxCjs,
   ];
+  const executesRuns = config.role !== "api";
   try {
     // Graphs may call getLogger() from @langchain/langgraph-sdk/logging as they load or run: the
     // official server registers its logger under this global symbol first; so does Berth.
@@ -95,7 +95,6 @@ export async function startAgentServer(
       registry.systemAssistants(new Date().toISOString(), config.graphAssistantConfigs),
     );
 
-    const signals = new MemoryRunSignals();
     const webhookPolicy = new AddressPolicy(config.webhookAllowPrivate);
     const webhooks = new WebhookSender(
       webhookPolicy,
@@ -106,8 +105,6 @@ export async function startAgentServer(
       },
       logger,
     );
-    const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
-    cleanups.push(() => broker.close());
     const schemaReader = new GraphSchemaReader(
       officialStaticSchemas(config.schemaTimeoutMs),
       (graphId, error) =>
@@ -134,7 +131,7 @@ export async function startAgentServer(
       webhookPolicy,
     });
     const store = new StoreService(backend.storage.items);
-    cleanups.unshift(store.startSweeper(config.storeSweepMs, logger));
+    if (executesRuns) cleanups.unshift(store.startSweeper(config.storeSweepMs, logger));
     const scheduler = new CronScheduler({ crons: backend.storage.crons, runs, logger });
     const crons = new CronService(backend.storage.crons, assistants, () => scheduler.wake());
     const langgraphVersion = readPackageVersion("@langchain/langgraph/package.json");
@@ -211,10 +208,13 @@ export async function startAgentServer(
     );
     cleanups.splice(3, 0, () => webhooks.drain(config.webhookTimeoutMs));
     const startWork = async () => {
-      await runQueue.start();
+      // On a shared database other workers are alive: only expired leases are orphans.
+      await runQueue.start({ recoverAllForeign: !backend.shared });
       scheduler.start();
     };
-    if (config.waitForLock) {
+    if (!executesRuns) {
+      logger.info("api role: runs are executed by the worker processes");
+    } else if (config.waitForLock && !backend.shared) {
       // Serve now (runs created meanwhile wait in the queue); recover and execute runs once the
       // previous process has let go of the data directory.
       const abort = new AbortController();

@@ -30,4 +30,48 @@ describe("parseAgentServerConfig", () => {
       /BG_JOB_TIMEOUT_SECS/,
     );
   });
+
+  it("reads the official server's names for the scaled-out settings; roles need a shared database", () => {
+    const config = parseAgentServerConfig({
+      flags: {},
+      env: {
+        DATABASE_URI: "postgresql://db/agents",
+        REDIS_URI: "redis://cache:6379",
+        REDIS_KEY_PREFIX: "d1:",
+        BERTH_ROLE: "worker",
+        N_JOBS_PER_WORKER: "4",
+        PORT: "8000",
+      },
+      cwd: "/",
+    });
+    assert.equal(config.role, "worker");
+    assert.equal(config.databaseUrl, "postgresql://db/agents");
+    assert.equal(config.redisUrl, "redis://cache:6379");
+    assert.equal(config.redisKeyPrefix, "d1:");
+    assert.equal(config.jobsPerWorker, 4);
+    assert.equal(config.port, 8000);
+    const flags = parseAgentServerConfig({
+      flags: { role: "api", databaseUrl: "postgres://x/y", redisUrl: "redis://r" },
+      env: { DATABASE_URI: "postgresql://ignored/z" },
+      cwd: "/",
+    });
+    assert.equal(flags.databaseUrl, "postgres://x/y", "a flag wins over the environment");
+    assert.equal(parseAgentServerConfig({ flags: {}, env: {}, cwd: "/" }).role, "all");
+    assert.throws(
+      () => parseAgentServerConfig({ flags: { role: "api" }, env: {}, cwd: "/" }),
+      /DATABASE_URI/,
+    );
+    assert.throws(
+      () => parseAgentServerConfig({ flags: { role: "both" }, env: {}, cwd: "/" }),
+      /Invalid role/,
+    );
+    assert.throws(
+      () => parseAgentServerConfig({ flags: {}, env: { DATABASE_URI: "mysql://x" }, cwd: "/" }),
+      /DATABASE_URI/,
+    );
+    assert.throws(
+      () => parseAgentServerConfig({ flags: {}, env: { BERTH_DATABASE_SCHEMA: 'a"b' }, cwd: "/" }),
+      /BERTH_DATABASE_SCHEMA/,
+    );
+  });
 });

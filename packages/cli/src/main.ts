@@ -4,6 +4,7 @@ import { registerDeployCommand } from "./commands/deploy.js";
 import { registerDeploymentCommands } from "./commands/deployments.js";
 import { registerDevCommand } from "./commands/dev.js";
 import { registerKeysCommand, registerWorkspacesCommand } from "./commands/keys.js";
+import { registerServeCommand } from "./commands/serve.js";
 import { registerUpCommand } from "./commands/up.js";
 import { CLI_VERSION } from "./version.js";
 
@@ -18,6 +19,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   registerBuildCommand(program);
   registerDeployCommand(program);
   registerDevCommand(program);
+  registerServeCommand(program);
   registerUpCommand(program);
   registerKeysCommand(program);
   registerDeploymentCommands(program);

@@ -31,14 +31,18 @@ export class RunQueue {
     },
   ) {}
 
-  /** Recovers runs a dead process left `running`, then starts dispatching. */
-  async start(): Promise<void> {
+  /**
+   * Recovers runs a dead process left `running`, then starts dispatching. `recoverAllForeign`: this
+   * process owns the database alone (the SQLite lock), so every run left running is an orphan; on
+   * a shared database only runs whose lease expired are.
+   */
+  async start(options: { recoverAllForeign: boolean } = { recoverAllForeign: true }): Promise<void> {
     const { runs, config, logger } = this.deps;
     const report = await runs.recover({
       liveOwner: this.owner,
       nowMs: Date.now(),
       maxAttempts: config.maxAttempts,
-      allForeign: true,
+      allForeign: options.recoverAllForeign,
     });
     if (report.requeued.length || report.failed.length) {
       logger.warn(report, "recovered runs left running by a previous process");

@@ -56,12 +56,19 @@ export async function processRun(
       (owned) => owned || stop("lease-lost"),
       (error: unknown) => log.warn({ err: error }, "lease renewal failed"),
     );
+    // A cancel signal from another process can be lost (Redis down): the row says it too.
+    runs.cancelAction(run.run_id).then(
+      (action) => action && stop("cancel"),
+      () => {},
+    );
   }, config.heartbeatMs);
   const timeout = setTimeout(() => stop("timeout"), config.runTimeoutMs);
 
   let ended: RunOutcome | null = null;
   const startedAt = new Date().toISOString();
-  deps.broker.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: run.attempt });
+  // The API sent attempt 1's metadata on acceptance; a re-attempt (after a crash) announces itself.
+  if (run.attempt > 1)
+    deps.broker.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: run.attempt });
   try {
     // A displacement may have been recorded between the claim and the subscription above.
     if (await runs.cancelAction(run.run_id)) stop("cancel");

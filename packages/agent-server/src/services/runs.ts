@@ -117,6 +117,8 @@ export class RunService {
     }
     broker.open(result.run.run_id, { resumable: result.run.kwargs.resumable });
     hooks.onCreated?.(result.run);
+    // The first event goes out on acceptance, whichever worker picks the run up and whenever.
+    broker.publish(result.run.run_id, "metadata", { run_id: result.run.run_id, attempt: 1 });
     signals.ringDoorbell();
     return result.run;
   }

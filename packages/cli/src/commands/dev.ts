@@ -28,6 +28,8 @@ export function registerDevCommand(program: Command): void {
       "--wait-for-lock",
       "serve while another process holds the data directory; run the queue once it exits (hand-over)",
     )
+    .option("--database-url <url>", "PostgreSQL instead of the SQLite data directory (env DATABASE_URI)")
+    .option("--redis-url <url>", "Redis for signals and streams between processes (env REDIS_URI)")
     .addOption(logFormatOption())
     .option("--check", "only import every graph, report what does not load, and exit (1 on a failure)")
     .option("--watch", "restart the server when a project file changes (the default)", true)
@@ -54,6 +56,8 @@ Example:
         dataDir?: string;
         nJobsPerWorker?: string;
         waitForLock?: boolean;
+        databaseUrl?: string;
+        redisUrl?: string;
         check?: boolean;
         watch: boolean;
         logFormat?: string;
@@ -66,6 +70,8 @@ Example:
             dataDir: options.dataDir,
             jobsPerWorker: options.nJobsPerWorker,
             waitForLock: options.waitForLock,
+            databaseUrl: options.databaseUrl,
+            redisUrl: options.redisUrl,
           },
           env: process.env,
           cwd: process.cwd(),
@@ -97,6 +103,8 @@ Example:
                 ? ["--n-jobs-per-worker", options.nJobsPerWorker]
                 : []),
               ...(options.waitForLock ? ["--wait-for-lock"] : []),
+              ...(options.databaseUrl !== undefined ? ["--database-url", options.databaseUrl] : []),
+              ...(options.redisUrl !== undefined ? ["--redis-url", options.redisUrl] : []),
               // The child's stdout is piped through this process: decide the format here.
               "--log-format",
               resolveLogFormat(options.logFormat, process.stdout.isTTY === true),

@@ -62,7 +62,8 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
     let unsubscribe: () => void = () => {};
     const run = await create({
       onCreated: (created) => {
-        unsubscribe = broker.subscribe(created.run_id, {}, (message) => deliver(message));
+        // From the start of the run's stream: a broker in another process may deliver late.
+        unsubscribe = broker.subscribe(created.run_id, { lastEventId: "-1" }, (message) => deliver(message));
       },
     });
     const sse = openSse(reply, locationHeaders(run, stateless), deps.heartbeatMs);

@@ -1,0 +1,69 @@
+import type { Logger } from "pino";
+import type { AgentServerConfig } from "./config.js";
+import { MemoryRunSignals } from "./queue/signals-memory.js";
+import { RedisRunSignals } from "./queue/signals-redis.js";
+import type { RunSignals } from "./queue/types.js";
+import { closeRedis, connectRedis } from "./redis/connection.js";
+import { openPostgresBackend } from "./storage/postgres/index.js";
+import { openSqliteBackend } from "./storage/sqlite/index.js";
+import type { StorageBackend } from "./storage/types.js";
+import { MemoryStreamBroker } from "./stream/memory.js";
+import { RedisStreamBroker } from "./stream/redis.js";
+import type { StreamBroker } from "./stream/types.js";
+
+/** Storage, signals and stream broker for one process, chosen by the config. */
+export interface Infrastructure {
+  backend: StorageBackend;
+  signals: RunSignals;
+  broker: StreamBroker;
+  /** Closes what was opened, storage last. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the adapters the config names: SQLite files (locked unless `waitForLock`) or PostgreSQL;
+ * in-process signals and streams, or Redis ones shared with the other processes.
+ */
+export async function openInfrastructure(config: AgentServerConfig, logger: Logger): Promise<Infrastructure> {
+  const backend = config.databaseUrl
+    ? await openPostgresBackend(config.databaseUrl, {
+        schema: config.databaseSchema ?? undefined,
+        poolSize: config.databasePoolSize,
+        onError: (error) => logger.warn({ err: error }, "PostgreSQL connection lost; the pool reconnects"),
+      })
+    : await openSqliteBackend(config.dataDir, { lock: !config.waitForLock });
+  if (!config.redisUrl) {
+    const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
+    return {
+      backend,
+      signals: new MemoryRunSignals(),
+      broker,
+      async close() {
+        broker.close();
+        await backend.storage.close();
+      },
+    };
+  }
+  const pub = connectRedis(config.redisUrl, "berth-agent-server", logger);
+  const sub = connectRedis(config.redisUrl, "berth-agent-server-sub", logger);
+  const signals = new RedisRunSignals(pub, sub, config.redisKeyPrefix, logger);
+  const broker = new RedisStreamBroker(pub, sub, {
+    prefix: config.redisKeyPrefix,
+    ttlMs: config.resumableStreamTtlMs,
+    runTtlMs: config.runTimeoutMs + config.resumableStreamTtlMs,
+    maxEvents: 10_000,
+    logger,
+  });
+  const close = async () => {
+    broker.close();
+    await Promise.all([closeRedis(pub), closeRedis(sub)]);
+    await backend.storage.close();
+  };
+  try {
+    await signals.start();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { backend, signals, broker, close };
+}

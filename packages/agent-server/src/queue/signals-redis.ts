@@ -1,0 +1,86 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { MemoryRunSignals } from "./signals-memory.js";
+import type { RunOutcome, RunSignals } from "./types.js";
+
+/** One message on the signal channel: what happened, and the process that said it. */
+type SignalMessage =
+  | { from: string; kind: "doorbell" }
+  | { from: string; kind: "cancel"; runId: string }
+  | { from: string; kind: "ended"; runId: string; outcome: RunOutcome };
+
+/**
+ * Signals across processes over Redis pub/sub: every signal is delivered in this process at once
+ * (as MemoryRunSignals does) and published for the others. A message lost while Redis is down only
+ * delays work: workers poll the queue, waiters re-check the run, workers re-read cancellations.
+ */
+export class RedisRunSignals implements RunSignals {
+  private readonly local = new MemoryRunSignals();
+  private readonly id = randomUUID();
+  private readonly channel: string;
+
+  constructor(
+    private readonly pub: Redis,
+    private readonly sub: Redis,
+    prefix: string,
+    private readonly logger: Logger,
+  ) {
+    this.channel = `${prefix}signals`;
+  }
+
+  /** Subscribes to the other processes' signals. */
+  async start(): Promise<void> {
+    this.sub.on("message", (channel: string, text: string) => {
+      if (channel !== this.channel) return;
+      let message: SignalMessage;
+      try {
+        message = JSON.parse(text) as SignalMessage;
+      } catch {
+        return;
+      }
+      if (message.from === this.id) return;
+      if (message.kind === "doorbell") this.local.ringDoorbell();
+      else if (message.kind === "cancel") this.local.cancel(message.runId);
+      else this.local.runEnded(message.runId, message.outcome);
+    });
+    // Not awaited when Redis is down at start-up: ioredis subscribes once it connects.
+    await Promise.race([
+      this.sub.subscribe(this.channel),
+      new Promise((resolve) => setTimeout(resolve, 2_000)),
+    ]);
+  }
+
+  private send(message: SignalMessage): void {
+    this.pub
+      .publish(this.channel, JSON.stringify(message))
+      .catch((error: unknown) => this.logger.debug({ err: error }, "signal not published"));
+  }
+
+  ringDoorbell(): void {
+    this.local.ringDoorbell();
+    this.send({ from: this.id, kind: "doorbell" });
+  }
+
+  onDoorbell(listener: () => void): () => void {
+    return this.local.onDoorbell(listener);
+  }
+
+  cancel(runId: string): void {
+    this.local.cancel(runId);
+    this.send({ from: this.id, kind: "cancel", runId });
+  }
+
+  onCancel(runId: string, listener: () => void): () => void {
+    return this.local.onCancel(runId, listener);
+  }
+
+  runEnded(runId: string, outcome: RunOutcome): void {
+    this.local.runEnded(runId, outcome);
+    this.send({ from: this.id, kind: "ended", runId, outcome });
+  }
+
+  onRunEnded(runId: string, listener: (outcome: RunOutcome) => void): () => void {
+    return this.local.onRunEnded(runId, listener);
+  }
+}

@@ -1,0 +1,226 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { RunStreamEvent, StreamBroker, StreamMessage } from "./types.js";
+
+/** Marks the end of a run's stream in its log. */
+const END = "__end__";
+
+/**
+ * Appends one event to a run's log (a Redis stream, capped, expiring) and publishes it with the id
+ * the log gave it, in one step: subscribers see log and live messages in the same order.
+ */
+const APPEND = `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'p', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PUBLISH', KEYS[2], id .. '\\n' .. ARGV[2])
+return id`;
+
+type Listener = (message: StreamMessage) => void;
+
+interface Subscription {
+  listener: Listener;
+  /** Id of the last event delivered (or the log's tail when it was made): later ones only. */
+  lastId: string;
+  /** Catching up from the log; live messages wait in `held` meanwhile. */
+  catchingUp: boolean;
+  held: Array<{ id: string; payload: string }>;
+  closed: boolean;
+}
+
+type RedisCommands = Redis & {
+  berthAppend(key: string, channel: string, maxLen: number, payload: string, ttlMs: number): Promise<string>;
+};
+
+/**
+ * Carries run events between processes: each run has a log in a Redis stream (kept `ttlMs` after
+ * the run ends, at most `maxEvents`) and a pub/sub channel for live delivery. A subscriber listens
+ * on the channel first, then reads the log after its Last-Event-ID, and drops live messages it
+ * already read: no gap, no duplicate, on any process. Event ids are the log's ids. After a Redis
+ * outage each subscriber catches up from the log where it stopped.
+ */
+export class RedisStreamBroker implements StreamBroker {
+  private readonly subs = new Map<string, Set<Subscription>>();
+  /** Per run, the SUBSCRIBE of its channel: every subscriber reads the log only after it. */
+  private readonly listening = new Map<string, Promise<unknown>>();
+  private readonly redis: RedisCommands;
+
+  constructor(
+    pub: Redis,
+    private readonly sub: Redis,
+    private readonly options: {
+      prefix: string;
+      ttlMs: number;
+      /** How long a running run's log is kept without new events. */
+      runTtlMs: number;
+      maxEvents: number;
+      logger: Logger;
+    },
+  ) {
+    pub.defineCommand("berthAppend", { numberOfKeys: 2, lua: APPEND });
+    this.redis = pub as RedisCommands;
+    this.sub.on("message", (channel: string, text: string) => this.onLive(channel, text));
+    // Messages published while the connection was down are in the logs: catch up from there.
+    this.sub.on("ready", () => {
+      for (const [runId, set] of this.subs) for (const s of set) void this.catchUp(runId, s);
+    });
+  }
+
+  private key(runId: string): string {
+    return `${this.options.prefix}stream:${runId}`;
+  }
+
+  private channel(runId: string): string {
+    return `${this.options.prefix}live:${runId}`;
+  }
+
+  open(): void {
+    // Every run's log is kept (a client may rejoin any run); nothing to declare.
+  }
+
+  wanted(): boolean {
+    // Listeners may be on any process: every event goes to the log.
+    return true;
+  }
+
+  publish(runId: string, event: string, data: unknown): void {
+    this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs);
+  }
+
+  end(runId: string): void {
+    this.append(runId, JSON.stringify({ event: END, data: null }), this.options.ttlMs);
+  }
+
+  private append(runId: string, payload: string, ttlMs: number): void {
+    // Commands queue while Redis is down and go out in order when it is back.
+    this.redis
+      .berthAppend(this.key(runId), this.channel(runId), this.options.maxEvents, payload, ttlMs)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error, run_id: runId }, "stream event not stored"),
+      );
+  }
+
+  subscribe(runId: string, options: { lastEventId?: string | undefined }, listener: Listener): () => void {
+    const subscription: Subscription = {
+      listener,
+      lastId: "0-0",
+      catchingUp: true,
+      held: [],
+      closed: false,
+    };
+    let set = this.subs.get(runId);
+    if (!set) {
+      set = new Set();
+      this.subs.set(runId, set);
+      this.listening.set(runId, this.sub.subscribe(this.channel(runId)));
+    }
+    set.add(subscription);
+    const listening = this.listening.get(runId);
+    void (async () => {
+      try {
+        await listening;
+        if (options.lastEventId === undefined) {
+          // Live only: from the log's current tail (an ended stream still says so).
+          const tail = await this.redis.xrevrange(this.key(runId), "+", "-", "COUNT", 1);
+          const last = tail[0];
+          if (last) {
+            const payload = last[1][1] ?? "";
+            subscription.lastId = last[0];
+            if (parsePayload(payload)?.event === END) {
+              subscription.lastId = previousId(last[0]);
+            }
+          }
+        } else subscription.lastId = toStreamId(options.lastEventId);
+        await this.catchUp(runId, subscription);
+      } catch (error) {
+        this.options.logger.warn({ err: error, run_id: runId }, "stream subscription failed");
+      }
+    })();
+    return () => {
+      subscription.closed = true;
+      const current = this.subs.get(runId);
+      if (!current) return;
+      current.delete(subscription);
+      if (current.size === 0) {
+        this.subs.delete(runId);
+        this.listening.delete(runId);
+        this.sub.unsubscribe(this.channel(runId)).catch(() => {});
+      }
+    };
+  }
+
+  /** Delivers the log after the subscription's last id, then what arrived live meanwhile. */
+  private async catchUp(runId: string, s: Subscription): Promise<void> {
+    s.catchingUp = true;
+    try {
+      const entries = await this.redis.xrange(this.key(runId), `(${s.lastId}`, "+");
+      for (const [id, fields] of entries) this.deliver(s, id, fields[1] ?? "");
+    } catch (error) {
+      this.options.logger.warn({ err: error, run_id: runId }, "stream catch-up failed; retried on reconnect");
+    } finally {
+      s.catchingUp = false;
+      for (const held of s.held.splice(0)) this.deliver(s, held.id, held.payload);
+    }
+  }
+
+  private onLive(channel: string, text: string): void {
+    const prefix = `${this.options.prefix}live:`;
+    if (!channel.startsWith(prefix)) return;
+    const set = this.subs.get(channel.slice(prefix.length));
+    if (!set) return;
+    const newline = text.indexOf("\n");
+    const id = text.slice(0, newline);
+    const payload = text.slice(newline + 1);
+    for (const s of [...set]) {
+      if (s.catchingUp) s.held.push({ id, payload });
+      else this.deliver(s, id, payload);
+    }
+  }
+
+  private deliver(s: Subscription, id: string, payload: string): void {
+    if (s.closed || compareIds(id, s.lastId) <= 0) return;
+    const parsed = parsePayload(payload);
+    if (!parsed) return;
+    s.lastId = id;
+    if (parsed.event === END) {
+      s.closed = true;
+      s.listener({ kind: "end" });
+      return;
+    }
+    const event: RunStreamEvent = { id, event: parsed.event, data: parsed.data };
+    s.listener({ kind: "event", event });
+  }
+
+  /** Nothing to stop: the connections belong to the composition root. */
+  close(): void {
+    this.subs.clear();
+    this.listening.clear();
+  }
+}
+
+function parsePayload(payload: string): { event: string; data: unknown } | undefined {
+  try {
+    return JSON.parse(payload) as { event: string; data: unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+const STREAM_ID = /^(\d{1,16})-(\d{1,16})$/;
+
+/** A Last-Event-ID as a stream id; "-1" or anything else unknown means "from the start". */
+function toStreamId(lastEventId: string): string {
+  return STREAM_ID.test(lastEventId) ? lastEventId : "0-0";
+}
+
+/** Orders two stream ids ("ms-seq"). */
+function compareIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split("-").map(Number);
+  const [bm = 0, bs = 0] = b.split("-").map(Number);
+  return am === bm ? as - bs : am - bm;
+}
+
+/** The id just before `id`, so a live-only subscriber to an ended stream still reads its end. */
+function previousId(id: string): string {
+  const [ms = 0, seq = 0] = id.split("-").map(Number);
+  return seq > 0 ? `${ms}-${seq - 1}` : `${ms - 1}-${Number.MAX_SAFE_INTEGER}`;
+}
