@@ -40,7 +40,12 @@ export interface AppDeps {
   crons: CronService;
   broker: StreamBroker;
   signals: RunSignals;
-  info: { version: string; langgraphVersion: string; graphFailures: Record<string, string> };
+  info: {
+    version: string;
+    langgraphVersion: string;
+    graphFailures: Record<string, string>;
+    tracing?: boolean;
+  };
   metrics: AgentServerMetrics;
   queueProbe: QueueProbe;
   /** The project's custom auth (graph.json `auth.path`), if it has one. */

@@ -74,6 +74,13 @@ export interface AgentServerConfig {
   readonly redisUrl: string | null;
   /** Prefix of every Redis key and channel (REDIS_KEY_PREFIX), so deployments can share a Redis. */
   readonly redisKeyPrefix: string;
+  /**
+   * The URL clients reach this server at (LANGGRAPH_API_URL; a deployment's stable agent URL),
+   * named in run metadata; null: the address it listens on.
+   */
+  readonly publicUrl: string | null;
+  /** Runs are traced (LANGSMITH_TRACING / LANGCHAIN_TRACING_V2, read by LangChain itself): /info says so. */
+  readonly tracing: boolean;
 }
 
 /** The roles a process can take. */
@@ -191,6 +198,10 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     requestTimeoutMs:
       integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 120, 1, 86_400) * 1000,
     maxConnections: integer("BERTH_MAX_CONNECTIONS", env.BERTH_MAX_CONNECTIONS ?? 1024, 1, 1_000_000),
+    publicUrl: env.LANGGRAPH_API_URL?.trim() ? env.LANGGRAPH_API_URL.trim().replace(/\/+$/, "") : null,
+    tracing: ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"].some(
+      (name) => env[name]?.trim().toLowerCase() === "true",
+    ),
   });
 }
 

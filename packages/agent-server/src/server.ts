@@ -158,7 +158,12 @@ export async function startAgentServer(
       crons,
       broker,
       signals,
-      info: { version: AGENT_SERVER_VERSION, langgraphVersion, graphFailures: registry.loadFailures },
+      info: {
+        version: AGENT_SERVER_VERSION,
+        langgraphVersion,
+        graphFailures: registry.loadFailures,
+        tracing: config.tracing,
+      },
       metrics,
       queueProbe,
       customAuth,
@@ -173,7 +178,7 @@ export async function startAgentServer(
       await app.close();
     });
 
-    const env = { serverVersion: AGENT_SERVER_VERSION, langgraphVersion, apiUrl: url };
+    const env = { serverVersion: AGENT_SERVER_VERSION, langgraphVersion, apiUrl: config.publicUrl ?? url };
     const workerDeps = {
       ...backend,
       runs: backend.storage.runs,

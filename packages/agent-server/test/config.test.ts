@@ -20,6 +20,23 @@ describe("parseAgentServerConfig", () => {
     assert.equal(explicit.dataDir, "/p/x/.berth/agent-server");
   });
 
+  it("reads the public URL (LANGGRAPH_API_URL) and whether LangChain traces (LANGSMITH_TRACING)", () => {
+    const none = parseAgentServerConfig({ flags: {}, env: {}, cwd: "/p" });
+    assert.equal(none.publicUrl, null);
+    assert.equal(none.tracing, false);
+    const set = parseAgentServerConfig({
+      flags: {},
+      env: { LANGGRAPH_API_URL: "https://berth.example/agents/d1/", LANGSMITH_TRACING: "true" },
+      cwd: "/p",
+    });
+    assert.equal(set.publicUrl, "https://berth.example/agents/d1");
+    assert.equal(set.tracing, true);
+    assert.equal(
+      parseAgentServerConfig({ flags: {}, env: { LANGCHAIN_TRACING_V2: "true" }, cwd: "/p" }).tracing,
+      true,
+    );
+  });
+
   it("rejects bad numbers with the setting's name", () => {
     assert.throws(
       () => parseAgentServerConfig({ flags: { port: "http" }, env: {}, cwd: "/" }),

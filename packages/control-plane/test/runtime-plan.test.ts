@@ -119,6 +119,39 @@ describe("the environment of user code", () => {
     assert.equal(env.LANGSMITH_PROJECT, "plan-me");
     assert.equal(env.LANGSMITH_LANGGRAPH_GIT_REF, "main");
     assert.equal(env.NODE_ENV, "production");
+    assert.equal(env.LANGSMITH_TRACING, undefined, "no tracing settings: nothing set");
+  });
+
+  it("traces to the control plane by default; the user's own endpoint or key wins as a pair", () => {
+    const settings = {
+      agentUrl: "https://berth.example/agents/d1",
+      tracing: { endpoint: "http://127.0.0.1:8124/langsmith-api", apiKey: "berth_trace_x" },
+    };
+    const plain = sample();
+    const env = agentEnvironment({}, plain.deployment, plain.revision, settings);
+    assert.equal(env.LANGSMITH_TRACING, "true");
+    assert.equal(env.LANGSMITH_ENDPOINT, settings.tracing.endpoint);
+    assert.equal(env.LANGSMITH_API_KEY, "berth_trace_x");
+    assert.equal(env.LANGSMITH_PROJECT, "plan-me");
+    assert.equal(env.LANGGRAPH_API_URL, settings.agentUrl);
+
+    const own = sample([{ name: "LANGSMITH_API_KEY", value: "lsv2_mine" }]);
+    const theirs = agentEnvironment({}, own.deployment, own.revision, settings);
+    assert.equal(theirs.LANGSMITH_API_KEY, "lsv2_mine");
+    assert.equal(
+      theirs.LANGSMITH_ENDPOINT,
+      undefined,
+      "Berth's ingest key never goes to the user's endpoint",
+    );
+    assert.equal(theirs.LANGSMITH_TRACING, "true");
+
+    const off = sample([{ name: "LANGSMITH_TRACING", value: "false" }]);
+    assert.equal(agentEnvironment({}, off.deployment, off.revision, settings).LANGSMITH_TRACING, "false");
+
+    const disabled = agentEnvironment({}, plain.deployment, plain.revision, { ...settings, tracing: null });
+    assert.equal(disabled.LANGSMITH_TRACING, undefined);
+    assert.equal(disabled.LANGSMITH_API_KEY, undefined);
+    assert.equal(disabled.LANGGRAPH_API_URL, settings.agentUrl);
   });
 });
 

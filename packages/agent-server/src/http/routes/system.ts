@@ -4,7 +4,12 @@ import type { AgentServerMetrics, QueueProbe } from "../../metrics/registry.js";
 
 /** `/ok`, `/info` and `/metrics`. */
 export function systemRoutes(
-  info: { version: string; langgraphVersion: string; graphFailures: Record<string, string> },
+  info: {
+    version: string;
+    langgraphVersion: string;
+    graphFailures: Record<string, string>;
+    tracing?: boolean;
+  },
   metrics: AgentServerMetrics,
   probe: QueueProbe,
 ): FastifyPluginAsyncZod {
@@ -28,7 +33,12 @@ export function systemRoutes(
       version: info.version,
       langgraph_js_version: info.langgraphVersion,
       context: "js",
-      flags: { assistants: true, crons: false, langsmith: false, langsmith_tracing_replicas: false },
+      flags: {
+        assistants: true,
+        crons: false,
+        langsmith: info.tracing === true,
+        langsmith_tracing_replicas: false,
+      },
       metadata: { implementation: "berth" },
       // Berth's addition: graphs of the project that did not load, with the reason.
       ...(Object.keys(info.graphFailures).length > 0 ? { graph_load_errors: info.graphFailures } : {}),
