@@ -4,6 +4,7 @@ import { registerDeployCommand } from "./commands/deploy.js";
 import { registerDeploymentCommands } from "./commands/deployments.js";
 import { registerDevCommand } from "./commands/dev.js";
 import { registerKeysCommand, registerWorkspacesCommand } from "./commands/keys.js";
+import { registerListenerCommand } from "./commands/listener.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerUpCommand } from "./commands/up.js";
 import { CLI_VERSION } from "./version.js";
@@ -22,6 +23,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   registerServeCommand(program);
   registerUpCommand(program);
   registerKeysCommand(program);
+  registerListenerCommand(program);
   registerDeploymentCommands(program);
   registerWorkspacesCommand(program);
   await program.parseAsync(argv);

@@ -1,3 +1,22 @@
+export { ClientNodeCluster, FIELD_MANAGER, type KubeAccess } from "./client-node-cluster.js";
+export { type ListenerConfig, type ListenerConfigInput, parseListenerConfig } from "./config.js";
+export { ControlPlaneClient } from "./control-plane-client.js";
 export { type DockerfileOptions, renderDockerfile } from "./dockerfile.js";
+export { type ListenerParts, type RunningListener, startListener } from "./listener.js";
+export { Reconciler, type ReconcilerOptions } from "./reconciler.js";
 export { inClusterUrl, LABELS, objectName, renderRevision, toPrune } from "./render.js";
-export type { ContainerSpec, DesiredRevision, KubeObject, ResourceSpec } from "./types.js";
+export { judgeRollout, type RolloutVerdict } from "./rollout.js";
+export {
+  type ClusterPort,
+  type ContainerSpec,
+  type ControlPlanePort,
+  type DeployLogLine,
+  type DesiredDeployment,
+  type DesiredRevision,
+  type DesiredRevisionState,
+  type DesiredState,
+  type KubeObject,
+  type ListenerLogger,
+  MANAGED_KINDS,
+  type ResourceSpec,
+} from "./types.js";

@@ -6,6 +6,8 @@ export const LABELS = {
   revision: "berth.dev/revision-id",
   component: "berth.dev/component",
   managedBy: "app.kubernetes.io/managed-by",
+  /** Added by the listener that applies the object: it prunes and deletes only its own. */
+  listener: "berth.dev/listener-id",
 } as const;
 
 /** Kubernetes object names are DNS-1123 labels: lower case, digits and dashes, at most 63 chars. */
@@ -257,6 +259,12 @@ function postgres(rev: DesiredRevision): KubeObject {
  * first). Pure: same input, same output; the golden files pin it.
  */
 export function renderRevision(rev: DesiredRevision): KubeObject[] {
+  const spec = rev.resource_spec;
+  // A fixed scale (min = max) needs no autoscaler; the listener prunes one a new revision drops.
+  const scales = (role: "api" | "queue") =>
+    role === "api"
+      ? spec.max_scale > Math.max(1, spec.min_scale)
+      : (spec.queue_max_scale ?? spec.max_scale) > Math.max(1, spec.queue_min_scale ?? spec.min_scale);
   return [
     secret(rev),
     postgres(rev),
@@ -264,10 +272,10 @@ export function renderRevision(rev: DesiredRevision): KubeObject[] {
     redis(rev),
     service(rev, "redis", 6379, 6379),
     agentDeployment(rev, "api"),
-    autoscaler(rev, "api"),
+    ...(scales("api") ? [autoscaler(rev, "api")] : []),
     service(rev, "api", 8000, "http"),
     agentDeployment(rev, "queue"),
-    autoscaler(rev, "queue"),
+    ...(scales("queue") ? [autoscaler(rev, "queue")] : []),
   ];
 }
 

@@ -64,3 +64,83 @@ export type DesiredRevision = {
   /** Password of the deployment's PostgreSQL (generated once by the control plane; kept pure here). */
   database_password: string;
 };
+
+/** A revision's status, as the control plane's desired state gives it. */
+export type RevisionStatus = "AWAITING_DEPLOY" | "DEPLOYING" | "DEPLOYED" | (string & {});
+
+/** One revision to run, as `GET /v2/listeners/{id}/desired-state` gives it. */
+export type DesiredRevisionState = DesiredRevision & { status: RevisionStatus };
+
+/** A deployment the listener keeps in its cluster. */
+export type DesiredDeployment = {
+  deployment_id: string;
+  name: string;
+  namespace: string;
+  /** The URL the user set (null: the Service's in-cluster URL is reported). */
+  custom_url: string | null;
+  /** The revision the cluster should run; null: none yet (objects already there are left alone). */
+  revision: DesiredRevisionState | null;
+};
+
+/** The desired state of every deployment assigned to a listener. */
+export type DesiredState = {
+  listener_id: string;
+  poll_interval_seconds: number;
+  deployments: DesiredDeployment[];
+};
+
+/** A line for a revision's deploy log. */
+export type DeployLogLine = { level: "INFO" | "WARNING" | "ERROR"; message: string; timestamp?: number };
+
+/** The control plane as the listener sees it (the listener-facing API). */
+export interface ControlPlanePort {
+  desiredState(): Promise<DesiredState>;
+  /** Reports a revision's progress; false when the control plane refused the move (409: interrupted, superseded). */
+  report(
+    deploymentId: string,
+    revisionId: string,
+    report: { status: "DEPLOYING" | "DEPLOYED" | "DEPLOY_FAILED"; reason?: string; url?: string },
+  ): Promise<boolean>;
+  appendLogs(deploymentId: string, revisionId: string, lines: DeployLogLine[]): Promise<void>;
+}
+
+/** Kinds the listener applies, prunes and deletes (what renderRevision produces). */
+export const MANAGED_KINDS = [
+  { apiVersion: "v1", kind: "Secret" },
+  { apiVersion: "v1", kind: "Service" },
+  { apiVersion: "apps/v1", kind: "Deployment" },
+  { apiVersion: "apps/v1", kind: "StatefulSet" },
+  { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler" },
+] as const;
+
+/** The Kubernetes API as the listener uses it (adapter: client-node-cluster.ts). */
+export interface ClusterPort {
+  /** Server-side apply with field manager `berth` (forced: the listener owns its fields). */
+  apply(object: KubeObject): Promise<void>;
+  /** Objects of a kind in a namespace (undefined: every namespace) matching a label selector. */
+  list(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    labelSelector: string,
+  ): Promise<KubeObject[]>;
+  /** One object, or undefined when it does not exist. */
+  get(apiVersion: string, kind: string, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** Deletes an object and its dependents (background propagation); a missing object is fine. */
+  delete(object: Pick<KubeObject, "apiVersion" | "kind" | "metadata">): Promise<void>;
+  /** The last lines a pod's container printed (`previous`: the run before the current one). */
+  podLogs(
+    namespace: string,
+    pod: string,
+    container: string,
+    tailLines: number,
+    previous: boolean,
+  ): Promise<string>;
+}
+
+/** Where the listener's own log lines go (the CLI passes its pino logger's methods). */
+export interface ListenerLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}

@@ -71,6 +71,25 @@ describe("renderRevision (properties)", () => {
     assert.equal(find("HorizontalPodAutoscaler", "my-agent-queue").spec.maxReplicas, 3);
   });
 
+  it("renders no autoscaler for a fixed scale (min = max), so the listener prunes one", () => {
+    const fixed = renderRevision(MINIMAL);
+    assert.deepEqual(
+      fixed.filter((o) => o.kind === "HorizontalPodAutoscaler"),
+      [],
+      "min_scale = max_scale = 1",
+    );
+    const scaled = renderRevision({ ...MINIMAL, resource_spec: { ...MINIMAL.resource_spec, max_scale: 3 } });
+    assert.deepEqual(
+      scaled.filter((o) => o.kind === "HorizontalPodAutoscaler").map((o) => o.metadata.name),
+      ["my-agent-api"],
+      "the queue keeps its own (fixed) scale",
+    );
+    assert.deepEqual(
+      toPrune(fixed, scaled).map((o) => `${o.kind}/${o.metadata.name}`),
+      ["HorizontalPodAutoscaler/my-agent-api"],
+    );
+  });
+
   it("never puts a secret value in a Deployment; env comes from secretKeyRef", () => {
     const text = JSON.stringify(objects.filter((o) => o.kind !== "Secret"));
     assert.ok(!text.includes("sk-test"));

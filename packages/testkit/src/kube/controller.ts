@@ -12,11 +12,13 @@ export interface ControllerOptions {
 /**
  * What a simulated container does with its image: an image whose reference contains
  * `does-not-exist` cannot be pulled (ImagePullBackOff); one containing `crashloop` starts and
- * exits with an error (CrashLoopBackOff); any other runs and becomes ready.
+ * exits with an error (CrashLoopBackOff); one containing `never-ready` runs but never passes its
+ * readiness probe (the rollout waits until its progress deadline); any other becomes ready.
  */
-export function imageBehaviour(image: string): "ok" | "pull-error" | "crash" {
+export function imageBehaviour(image: string): "ok" | "pull-error" | "crash" | "never-ready" {
   if (image.includes("does-not-exist")) return "pull-error";
   if (image.includes("crashloop")) return "crash";
+  if (image.includes("never-ready")) return "never-ready";
   return "ok";
 }
 
@@ -228,6 +230,8 @@ export class SimController {
         };
       }
       if (!waited) return { ...base, state: { waiting: { reason: "ContainerCreating" } } };
+      if (behaviour === "never-ready")
+        return { ...base, started: true, state: { running: { startedAt: now() } } };
       return { ...base, ready: true, started: true, state: { running: { startedAt: now() } } };
     });
     const ready = statuses.every((s) => s.ready);

@@ -1,0 +1,77 @@
+import type { KubeAccess } from "./client-node-cluster.js";
+
+/** Everything `berth listener` needs, parsed once and frozen. */
+export interface ListenerConfig {
+  readonly controlPlaneUrl: string;
+  readonly listenerId: string;
+  /** The listener's key (BERTH_LISTENER_KEY), shown once when the listener was created. */
+  readonly key: string;
+  /** Namespaces the listener acts in; empty: any namespace (needs cluster-wide permissions). */
+  readonly namespaces: readonly string[];
+  readonly kube: KubeAccess;
+  /** Poll interval; null: the control plane's (poll_interval_seconds). */
+  readonly pollMs: number | null;
+}
+
+/** Raw inputs: flags (split by commander) and the environment. */
+export interface ListenerConfigInput {
+  flags: {
+    controlPlane?: string | undefined;
+    listenerId?: string | undefined;
+    namespace?: string[] | undefined;
+    kubeconfig?: string | undefined;
+    inCluster?: boolean | undefined;
+    pollInterval?: string | undefined;
+  };
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Parses flags and environment into the listener's config; throws a readable Error on bad values. */
+export function parseListenerConfig(input: ListenerConfigInput): ListenerConfig {
+  const { flags, env } = input;
+  const controlPlaneUrl = flags.controlPlane ?? env.BERTH_CONTROL_PLANE_URL;
+  if (!controlPlaneUrl || !/^https?:\/\//.test(controlPlaneUrl)) {
+    throw new Error("--control-plane (or BERTH_CONTROL_PLANE_URL) must be the control plane's http(s) URL.");
+  }
+  const listenerId = flags.listenerId ?? env.BERTH_LISTENER_ID;
+  if (!listenerId || !UUID.test(listenerId)) {
+    throw new Error("--listener-id (or BERTH_LISTENER_ID) must be the listener's id (a UUID).");
+  }
+  const key = env.BERTH_LISTENER_KEY?.trim();
+  if (!key)
+    throw new Error("BERTH_LISTENER_KEY must hold the listener's key (shown once when it was created).");
+  const namespaces = (
+    flags.namespace ?? (env.BERTH_LISTENER_NAMESPACES ? [env.BERTH_LISTENER_NAMESPACES] : [])
+  )
+    .flatMap((n) => n.split(","))
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const n of namespaces)
+    if (!DNS_LABEL.test(n) || n.length > 63) throw new Error(`Invalid namespace: ${n}`);
+  if (flags.kubeconfig && flags.inCluster)
+    throw new Error("Use either --kubeconfig or --in-cluster, not both.");
+  const kube: KubeAccess = flags.kubeconfig
+    ? { kind: "file", path: flags.kubeconfig }
+    : flags.inCluster || (env.KUBERNETES_SERVICE_HOST && !env.KUBECONFIG)
+      ? { kind: "in-cluster" }
+      : { kind: "default" };
+  let pollMs: number | null = null;
+  if (flags.pollInterval !== undefined) {
+    const seconds = Number(flags.pollInterval);
+    if (!Number.isFinite(seconds) || seconds < 0.1 || seconds > 3600) {
+      throw new Error(`Invalid --poll-interval: ${flags.pollInterval} (seconds, 0.1 to 3600)`);
+    }
+    pollMs = Math.round(seconds * 1000);
+  }
+  return Object.freeze({
+    controlPlaneUrl: controlPlaneUrl.replace(/\/+$/, ""),
+    listenerId: listenerId.toLowerCase(),
+    key,
+    namespaces: Object.freeze([...new Set(namespaces)]),
+    kube,
+    pollMs,
+  });
+}

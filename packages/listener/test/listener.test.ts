@@ -1,0 +1,258 @@
+// The listener's reconcile passes through @kubernetes/client-node 1.4.0 against the Kubernetes API
+// simulator (testkit), with an in-memory control plane: server-side apply with field manager
+// `berth`, labels, prune, rollout tracking (DEPLOYED only when the new ReplicaSet is available),
+// image pull errors / crash loops / progress deadline → DEPLOY_FAILED and a rollback, deletion.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type KubeSimulator, makeTempDir, startKubeSimulator } from "@berth-platform/testkit";
+import {
+  ClientNodeCluster,
+  type ControlPlanePort,
+  type DeployLogLine,
+  type DesiredDeployment,
+  type DesiredState,
+  LABELS,
+  Reconciler,
+} from "../src/index.js";
+import { DEFAULT_SPEC } from "./fixtures.js";
+
+const LISTENER = "7d3f6c1e-0000-4000-8000-00000000000a";
+
+/** The control plane's side, in memory: the desired state follows the reports as the real one does. */
+class FakeControlPlane implements ControlPlanePort {
+  readonly deployments = new Map<string, DesiredDeployment & { active: DesiredDeployment["revision"] }>();
+  readonly reports: Array<{ revisionId: string; status: string; reason?: string; url?: string }> = [];
+  readonly logs: Array<{ revisionId: string } & DeployLogLine> = [];
+
+  async desiredState(): Promise<DesiredState> {
+    return {
+      listener_id: LISTENER,
+      poll_interval_seconds: 1,
+      deployments: [...this.deployments.values()].map(({ active: _a, ...d }) => structuredClone(d)),
+    };
+  }
+
+  async report(
+    deploymentId: string,
+    revisionId: string,
+    report: { status: "DEPLOYING" | "DEPLOYED" | "DEPLOY_FAILED"; reason?: string; url?: string },
+  ): Promise<boolean> {
+    const d = this.deployments.get(deploymentId);
+    if (!d?.revision || d.revision.revision_id !== revisionId) return false;
+    this.reports.push({ revisionId, ...report });
+    if (report.status === "DEPLOYING") d.revision.status = "DEPLOYING";
+    if (report.status === "DEPLOYED") {
+      d.revision.status = "DEPLOYED";
+      d.active = d.revision;
+    }
+    // As the control plane does: the serving revision is desired again.
+    if (report.status === "DEPLOY_FAILED") d.revision = d.active;
+    return true;
+  }
+
+  async appendLogs(_d: string, revisionId: string, lines: DeployLogLine[]): Promise<void> {
+    for (const line of lines) this.logs.push({ revisionId, ...line });
+  }
+
+  /** Assigns a new revision (AWAITING_DEPLOY) of a deployment. */
+  deploy(
+    id: string,
+    revisionId: string,
+    image: string,
+    spec: Partial<typeof DEFAULT_SPEC> = {},
+    extra: Partial<DesiredDeployment> = {},
+  ) {
+    const namespace = extra.namespace ?? "agents";
+    const current = this.deployments.get(id);
+    this.deployments.set(id, {
+      deployment_id: id,
+      name: `agent-${id.slice(0, 4)}`,
+      namespace,
+      custom_url: null,
+      ...extra,
+      active: current?.active ?? null,
+      revision: {
+        deployment_id: id,
+        revision_id: revisionId,
+        status: "AWAITING_DEPLOY",
+        name: `agent-${id.slice(0, 4)}`,
+        namespace,
+        image_uri: image,
+        secrets: [{ name: "OPENAI_API_KEY", value: "sk-simulated" }],
+        secret_references: [],
+        resource_spec: { ...DEFAULT_SPEC, ...spec },
+        database_password: "pw",
+      },
+    });
+  }
+}
+
+let sim: KubeSimulator;
+let cp: FakeControlPlane;
+let reconciler: Reconciler;
+const temp = makeTempDir("berth-listener-");
+const silent = { info() {}, warn() {}, error() {} };
+
+before(async () => {
+  sim = await startKubeSimulator({
+    namespaces: ["agents", "other"],
+    readyDelayMs: 100,
+    tickMs: 20,
+    progressDeadlineMs: 800,
+  });
+  cp = new FakeControlPlane();
+  const cluster = new ClientNodeCluster({ kind: "file", path: sim.writeKubeconfig(temp.dir) });
+  reconciler = new Reconciler(cluster, cp, { listenerId: LISTENER, namespaces: ["agents"] }, silent);
+});
+after(async () => {
+  await sim.close();
+  temp.cleanup();
+});
+
+/** Runs passes until the revision settles (DEPLOYED or DEPLOY_FAILED reported). */
+async function settle(revisionId: string, ms = 10_000): Promise<string> {
+  const end = Date.now() + ms;
+  for (;;) {
+    await reconciler.pass(await cp.desiredState());
+    const last = cp.reports.filter((r) => r.revisionId === revisionId).at(-1);
+    if (last && last.status !== "DEPLOYING") return last.status;
+    if (Date.now() > end)
+      throw new Error(`revision ${revisionId} did not settle: ${JSON.stringify(cp.reports)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const names = (kind: string, selector: string) =>
+  sim.objects(kind, "agents", selector).map((o) => o.metadata.name);
+const D1 = "11111111-0000-4000-8000-000000000001";
+
+describe("berth listener against the Kubernetes API simulator", () => {
+  it("applies a revision with server-side apply (field manager berth), labels it, reports DEPLOYED with the Service URL", async () => {
+    cp.deploy(D1, "aaaaaaaa-0000-4000-8000-000000000001", "registry.example/agent:1", { max_scale: 3 });
+    assert.equal(await settle("aaaaaaaa-0000-4000-8000-000000000001"), "DEPLOYED");
+    const applies = sim.requests.filter((r) => r.method === "PATCH");
+    assert.ok(applies.length >= 9, String(applies.length));
+    for (const r of applies) {
+      assert.equal(r.contentType, "application/apply-patch+yaml");
+      assert.equal(r.query.fieldManager, "berth");
+    }
+    const selector = `${LABELS.deployment}=${D1},${LABELS.listener}=${LISTENER}`;
+    assert.deepEqual(names("Deployment", selector), ["agent-1111-api", "agent-1111-queue"]);
+    assert.deepEqual(names("HorizontalPodAutoscaler", selector), ["agent-1111-api"]);
+    assert.deepEqual(names("StatefulSet", selector), ["agent-1111-postgres", "agent-1111-redis"]);
+    const api = sim.get("Deployment", "agents", "agent-1111-api");
+    assert.equal(api?.metadata.labels?.[LABELS.revision], "aaaaaaaa-0000-4000-8000-000000000001");
+    assert.equal(api?.status?.availableReplicas, 1);
+    const secret = sim.get("Secret", "agents", "agent-1111-secrets");
+    assert.equal(
+      Buffer.from(
+        String((secret?.data as Record<string, string> | undefined)?.OPENAI_API_KEY),
+        "base64",
+      ).toString(),
+      "sk-simulated",
+    );
+    const deployed = cp.reports.find((r) => r.status === "DEPLOYED");
+    assert.equal(deployed?.url, "http://agent-1111-api.agents.svc.cluster.local:8000");
+    assert.deepEqual(
+      cp.reports.map((r) => r.status),
+      ["DEPLOYING", "DEPLOYED"],
+    );
+    assert.ok(
+      cp.logs.some((l) => l.message.startsWith("Applied 9 objects in namespace agents")),
+      JSON.stringify(cp.logs),
+    );
+  });
+
+  it("rolls a new revision out on the same Deployment and prunes what it no longer renders", async () => {
+    cp.deploy(D1, "aaaaaaaa-0000-4000-8000-000000000002", "registry.example/agent:2", { max_scale: 1 });
+    assert.equal(await settle("aaaaaaaa-0000-4000-8000-000000000002"), "DEPLOYED");
+    const api = sim.get("Deployment", "agents", "agent-1111-api");
+    assert.equal(api?.metadata.generation, 2);
+    assert.match(JSON.stringify(api?.spec), /registry\.example\/agent:2/);
+    assert.deepEqual(names("HorizontalPodAutoscaler", `${LABELS.deployment}=${D1}`), [], "the HPA is pruned");
+    assert.ok(
+      cp.logs.some(
+        (l) =>
+          l.message === "Pruned HorizontalPodAutoscaler/agent-1111-api: the revision no longer renders it",
+      ),
+    );
+  });
+
+  it("ends DEPLOY_FAILED on an image that cannot be pulled (reason in the log) and rolls back to the serving revision", async () => {
+    const bad = "aaaaaaaa-0000-4000-8000-000000000003";
+    cp.deploy(D1, bad, "registry.example/does-not-exist:3");
+    assert.equal(await settle(bad), "DEPLOY_FAILED");
+    assert.match(
+      cp.reports.at(-1)?.reason ?? "",
+      /ImagePullBackOff: Back-off pulling image "registry\.example\/does-not-exist:3"/,
+    );
+    // The next passes apply the serving revision again: the Deployment goes back to image 2.
+    const end = Date.now() + 10_000;
+    for (;;) {
+      await reconciler.pass(await cp.desiredState());
+      const api = sim.get("Deployment", "agents", "agent-1111-api");
+      const s = api?.status as
+        | { availableReplicas?: number; updatedReplicas?: number; replicas?: number }
+        | undefined;
+      if (JSON.stringify(api?.spec).includes("agent:2") && s?.replicas === 1 && s.availableReplicas === 1)
+        break;
+      if (Date.now() > end) throw new Error(`no rollback: ${JSON.stringify(api)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(
+      sim.get("Deployment", "agents", "agent-1111-api")?.metadata.labels?.[LABELS.revision],
+      "aaaaaaaa-0000-4000-8000-000000000002",
+    );
+  });
+
+  it("ends DEPLOY_FAILED on a crash loop with the container's last log lines, and on the progress deadline", async () => {
+    const crash = "aaaaaaaa-0000-4000-8000-000000000004";
+    cp.deploy(D1, crash, "registry.example/crashloop:4");
+    assert.equal(await settle(crash), "DEPLOY_FAILED");
+    assert.match(cp.reports.at(-1)?.reason ?? "", /CrashLoopBackOff/);
+    const lines = cp.logs.filter((l) => l.revisionId === crash).map((l) => l.message);
+    assert.ok(lines.includes("Error: simulated crash: could not load graphs"), lines.join("\n"));
+    const slow = "aaaaaaaa-0000-4000-8000-000000000005";
+    cp.deploy(D1, slow, "registry.example/never-ready:5");
+    assert.equal(await settle(slow), "DEPLOY_FAILED");
+    assert.match(cp.reports.at(-1)?.reason ?? "", /ProgressDeadlineExceeded/);
+  });
+
+  it("reports the user's custom_url, refuses a namespace it does not serve, deletes a removed deployment's objects only", async () => {
+    const d2 = "22222222-0000-4000-8000-000000000002";
+    cp.deploy(
+      d2,
+      "bbbbbbbb-0000-4000-8000-000000000001",
+      "registry.example/agent:1",
+      {},
+      { custom_url: "https://agents.example.com/two" },
+    );
+    assert.equal(await settle("bbbbbbbb-0000-4000-8000-000000000001"), "DEPLOYED");
+    assert.equal(cp.reports.at(-1)?.url, "https://agents.example.com/two");
+    const d3 = "33333333-0000-4000-8000-000000000003";
+    cp.deploy(
+      d3,
+      "cccccccc-0000-4000-8000-000000000001",
+      "registry.example/agent:1",
+      {},
+      { namespace: "other" },
+    );
+    assert.equal(await settle("cccccccc-0000-4000-8000-000000000001"), "DEPLOY_FAILED");
+    assert.match(cp.reports.at(-1)?.reason ?? "", /namespace 'other' is not one this listener serves/);
+    cp.deployments.delete(d3);
+    cp.deployments.delete(D1);
+    await reconciler.pass(await cp.desiredState());
+    for (const kind of [
+      "Deployment",
+      "StatefulSet",
+      "Service",
+      "Secret",
+      "HorizontalPodAutoscaler",
+      "ReplicaSet",
+      "Pod",
+    ]) {
+      assert.deepEqual(names(kind, `${LABELS.deployment}=${D1}`), [], `${kind} of the deleted deployment`);
+    }
+    assert.ok(names("Deployment", `${LABELS.deployment}=${d2}`).length > 0, "the other deployment stays");
+  });
+});
