@@ -88,6 +88,8 @@ export function runWriteOf(
   tenantId: string,
   projectId: string | undefined,
   size: number,
+  /** Fields already held as JSON text (multipart parts): stored as sent, not serialized again. */
+  texts: Readonly<Record<string, string>> = {},
 ): RunWrite {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new BadRequestError("Each run must be a JSON object.");
@@ -116,9 +118,9 @@ export function runWriteOf(
   if (raw.error !== undefined && raw.error !== null) {
     write.error = typeof raw.error === "string" ? raw.error : JSON.stringify(raw.error);
   }
-  if (raw.inputs !== undefined) write.inputs = JSON.stringify(raw.inputs);
-  if (raw.outputs !== undefined) write.outputs = JSON.stringify(raw.outputs);
-  if (raw.extra !== undefined) write.extra = JSON.stringify(raw.extra);
+  if (raw.inputs !== undefined) write.inputs = texts.inputs ?? JSON.stringify(raw.inputs);
+  if (raw.outputs !== undefined) write.outputs = texts.outputs ?? JSON.stringify(raw.outputs);
+  if (raw.extra !== undefined) write.extra = texts.extra ?? JSON.stringify(raw.extra);
   if (raw.tags !== undefined && raw.tags !== null) {
     if (!Array.isArray(raw.tags) || raw.tags.some((t) => typeof t !== "string")) {
       throw new BadRequestError(`${where}: tags must be a list of strings.`);

@@ -101,8 +101,9 @@ async function decoded(request: FastifyRequest, body: Buffer, limit: number): Pr
   }
 }
 
-function parseJson(text: string, where: string): unknown {
-  if (jsonDepthExceeds(text)) throw tooDeep();
+function parseJson(text: string, where: string, checkDepth = true): unknown {
+  // JSON.parse itself does not recurse; the check guards what is serialized again (batch bodies).
+  if (checkDepth && jsonDepthExceeds(text)) throw tooDeep();
   try {
     return JSON.parse(text);
   } catch {
@@ -134,6 +135,8 @@ interface Operation {
   op: "post" | "patch";
   raw: RawRun;
   bytes: number;
+  /** Field parts' JSON text, stored as sent. */
+  texts?: Record<string, string>;
 }
 
 /** The run operations of a multipart body (`post.<id>`, `post.<id>.<field>`, `patch.…`; attachments and feedback are not kept). */
@@ -152,7 +155,8 @@ function operationsOfMultipart(body: Buffer, boundary: string): Operation[] {
       ops.set(key, entry);
     }
     entry.bytes += part.data.length;
-    const value = parseJson(part.data.toString("utf8"), `Part "${part.name.slice(0, 100)}"`);
+    const text = part.data.toString("utf8");
+    const value = parseJson(text, `Part "${part.name.slice(0, 100)}"`, false);
     if (field === undefined) {
       if (typeof value !== "object" || value === null || Array.isArray(value)) {
         throw new BadRequestError(`Part "${part.name.slice(0, 100)}" must be a JSON object.`);
@@ -160,7 +164,11 @@ function operationsOfMultipart(body: Buffer, boundary: string): Operation[] {
       entry.raw = { ...(value as RawRun), ...entry.raw };
       // The part's name is the run's id (the payload may repeat it).
       entry.raw.id = id;
-    } else if (RUN_FIELDS.has(field)) entry.raw[field] = value;
+    } else if (RUN_FIELDS.has(field)) {
+      entry.raw[field] = value;
+      entry.texts ??= {};
+      entry.texts[field] = text;
+    }
   }
   return [...ops.values()];
 }
@@ -208,7 +216,9 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
         size_limit_bytes: Math.floor(deps.ingestLimitBytes / 2),
       },
       instance_flags: {
-        gzip_body_enabled: true,
+        // Agents send over loopback: compressing would only spend their CPU (the bench measured
+        // it). gzip bodies are still accepted from clients that compress anyway.
+        gzip_body_enabled: false,
         zstd_compression_enabled: false,
         dataset_examples_multipart_enabled: false,
         examples_multipart_enabled: false,
@@ -220,10 +230,10 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
       const { sender } = request.langsmithCaller;
       const writes: RunWrite[] = [];
       let bytes = 0;
-      for (const { op, raw, bytes: size } of ops) {
+      for (const { op, raw, bytes: size, texts } of ops) {
         try {
           const projectId = await deps.tracing.projectFor(sender, raw ?? {}, op);
-          writes.push(runWriteOf(raw, op, sender.tenantId, projectId, size));
+          writes.push(runWriteOf(raw, op, sender.tenantId, projectId, size, texts));
         } catch (error) {
           // A value JSON could parse but not serialize again (too deep for the stack) is still bad input.
           if (error instanceof DomainError) throw error;
