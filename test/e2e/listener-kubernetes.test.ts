@@ -125,14 +125,14 @@ describe("berth listener end to end (berth up + berth listener + Kubernetes API 
     const api = apiDeployment("sim-agent");
     assert.equal(api?.metadata.labels?.[REVISION_LABEL], second);
     assert.equal(api?.metadata.generation, 2);
-    const container = (api?.spec as { template: { spec: { containers: Array<{ resources: unknown }> } } })
-      .template.spec.containers[0];
+    type Spec = { template: { spec: { containers: Array<{ resources: unknown }> } } };
+    const container = (api?.spec as Spec | undefined)?.template.spec.containers[0];
     assert.deepEqual(container?.resources, {
       requests: { cpu: "2000m", memory: "4096Mi" },
       limits: { cpu: "4000m", memory: "8192Mi" },
     });
     const hpa = sim.get("HorizontalPodAutoscaler", "agents", "sim-agent-api");
-    assert.equal((hpa?.spec as { maxReplicas: number }).maxReplicas, 3);
+    assert.equal((hpa?.spec as { maxReplicas: number } | undefined)?.maxReplicas, 3);
     serving = second;
   });
 
