@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, it } from "node:test";
+import { Client } from "@langchain/langgraph-sdk";
 import { useOwnDepsServer } from "./own-deps-helpers.js";
+
+/** A node_version whose major is not the running Node's, so the start-up warning must appear. */
+const OTHER_NODE = String(Number(process.versions.node.split(".")[0]) + 1);
 
 type Schema = { properties?: Record<string, Record<string, unknown>>; required?: string[] };
 
@@ -10,7 +16,18 @@ type Schema = { properties?: Record<string, Record<string, unknown>>; required?:
  * `http.configurable_headers`, `ui`, and start-up warnings.
  */
 describe("project features of the official JS server (issue 10)", () => {
-  const project = useOwnDepsServer("features");
+  // Parsing TypeScript types takes seconds, many more on a loaded CI machine: no 30 s cut-off here.
+  const project = useOwnDepsServer("features", { LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: "300000" }, (dir) => {
+    const file = path.join(dir, "graph.json");
+    const config = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+    fs.writeFileSync(file, JSON.stringify({ ...config, node_version: OTHER_NODE }));
+  });
+  const url = (p: string) => `${project.server().url}${p}`;
+  const seenHeaders = async (headers: Record<string, string>) => {
+    const client = new Client({ apiUrl: project.server().url, defaultHeaders: headers });
+    const state = (await client.runs.wait(null, "headers", { input: {} })) as { seen: string };
+    return JSON.parse(state.seen) as Record<string, string>;
+  };
 
   it("keeps withLangGraph metadata of the project's own zod copy in /schemas, like the official JS server (defect 1)", async () => {
     const schemas = await project.client().assistants.getSchemas("zod_state");
@@ -43,5 +60,107 @@ describe("project features of the official JS server (issue 10)", () => {
     assert.deepEqual(subgraphs.child?.state_schema.properties, {
       notes: { type: "array", items: { type: "string" } },
     });
+  });
+
+  it("serves the project's http.app routes beside the API, like the official JS server", async () => {
+    const hello = await fetch(url("/custom/hello"));
+    assert.equal(hello.status, 200);
+    assert.deepEqual(await hello.json(), { hello: "world" });
+    assert.equal(hello.headers.get("x-custom-app"), "seen");
+    const echo = await fetch(url("/custom/echo"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ a: [1, 2] }),
+    });
+    assert.deepEqual(await echo.json(), { echoed: { a: [1, 2] } });
+    assert.equal((await fetch(url("/custom/missing"))).status, 404);
+  });
+
+  it("runs the http.app middleware on core routes: it can answer, change headers and see bodies, like the official JS server", async () => {
+    const blocked = await fetch(url("/assistants/search"), {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-block": "yes" },
+      body: "{}",
+    });
+    assert.equal(blocked.status, 403);
+    assert.deepEqual(await blocked.json(), { blocked: "/assistants/search" });
+    const info = await fetch(url("/info"));
+    assert.equal(info.status, 200);
+    assert.equal(info.headers.get("x-custom-app"), "seen");
+    // The middleware read the body; the core route still gets it whole.
+    const created = await fetch(url("/threads"), {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-read-body": "yes" },
+      body: JSON.stringify({ metadata: { from: "middleware-test" } }),
+    });
+    assert.equal(created.status, 200);
+    assert.equal(created.headers.get("x-body-keys"), "metadata");
+    assert.deepEqual(((await created.json()) as { metadata: object }).metadata, { from: "middleware-test" });
+    // A header the middleware rewrote is what the run sees.
+    assert.equal((await seenHeaders({ "x-rewrite": "from-client" }))["x-rewrite"], "by-middleware");
+  });
+
+  it("copies only the headers http.configurable_headers allows into runs' configurable, as the official configuration reads it", async () => {
+    const seen = await seenHeaders({
+      "x-keep-a": "1",
+      "x-keep-secret": "s",
+      "x-other": "o",
+      "x-api-key": "k",
+    });
+    assert.deepEqual(seen, { "x-keep-a": "1" });
+  });
+
+  it("turns off core route groups named by http.disable_*", async () => {
+    const store = await fetch(url("/store/items"), {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ namespace: ["a"], key: "k", value: {} }),
+    });
+    assert.equal(store.status, 404);
+    assert.equal((await fetch(url("/ok"))).status, 200);
+  });
+
+  it("reports unsupported graph.json keys and a different node_version at start-up", () => {
+    const output = project.server().output();
+    assert.match(output, /key python_version is not supported by Berth/);
+    assert.match(output, /key http\.logging_headers is not supported by Berth/);
+    assert.match(
+      output,
+      new RegExp(`node_version is ${OTHER_NODE}, but the server runs on Node ${process.versions.node}`),
+    );
+    assert.doesNotMatch(output, /key (ui|http\.app|graphs|node_version|\$comment) is not supported/);
+  });
+
+  it("bundles graph.json ui components and serves them under /ui/{name}, like the official JS server", async () => {
+    const tags = await fetch(url("/ui/typed"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "weather" }),
+    });
+    assert.equal(tags.status, 200);
+    assert.match(tags.headers.get("content-type") ?? "", /^text\/html/);
+    const base = `${project.server().url}/ui/typed`;
+    assert.equal(
+      await tags.text(),
+      [
+        `<link rel="stylesheet" href="${base}/entrypoint.css" />`,
+        `<script src="${base}/entrypoint.js" onload='__LGUI_typed.render("weather", "{{shadowRootId}}")'></script>`,
+      ].join("\n"),
+    );
+    const script = await fetch(`${base}/entrypoint.js`);
+    assert.match(script.headers.get("content-type") ?? "", /javascript/);
+    const code = await script.text();
+    assert.match(code, /var __LGUI_typed = /);
+    assert.match(code, /Weather in/);
+    // React stays the host page's: the bundle requires it, it does not carry it.
+    assert.match(code, /LGUI_REQUIRE/);
+    const css = await fetch(`${base}/entrypoint.css`);
+    assert.match(await css.text(), /rebeccapurple/);
+    const missing = await fetch(url("/ui/nope"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "weather" }),
+    });
+    assert.equal(missing.status, 404);
   });
 });

@@ -1,6 +1,11 @@
 import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
 import fastifyCors from "@fastify/cors";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  LogController,
+} from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { CustomAuth } from "./auth/custom-auth.js";
@@ -10,6 +15,8 @@ import { registerCustomAuth } from "./http/auth.js";
 import { corsPluginOptions, type HttpCorsConfig } from "./http/cors.js";
 import type { HttpDrain } from "./http/drain.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
+import { type HonoLike, registerProjectApp } from "./http/project-app.js";
+import type { DisabledRoutes, HeaderPolicy } from "./http/project-http.js";
 import { assistantRoutes } from "./http/routes/assistants.js";
 import { cronRoutes } from "./http/routes/crons.js";
 import { runStreamRoutes } from "./http/routes/run-streams.js";
@@ -55,6 +62,10 @@ export interface AppDeps {
   threadStore: ThreadStore;
   /** Shutdown of the HTTP side: 503 for new requests, open responses ended at the deadline. */
   drain: HttpDrain;
+  /** The project's `http` block: its own app, disabled route groups, configurable headers. */
+  projectHttp?: { app: HonoLike | null; disabled: DisabledRoutes; headers: HeaderPolicy | null };
+  /** Routes serving the project's generative UI (`ui`), if it has any. */
+  uiRoutes?: FastifyPluginAsync | undefined;
 }
 
 /** Builds the agent server's Fastify app (no listening: the composition root does that). */
@@ -80,22 +91,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.customAuth) {
     registerCustomAuth(app, deps.customAuth, { threads: deps.threadStore, assistants: deps.assistants });
   }
-  await app.register(systemRoutes(deps.info, deps.metrics, deps.queueProbe));
-  await app.register(assistantRoutes(deps.assistants, deps.threads));
-  await app.register(threadRoutes(deps.threads, deps.threadState));
-  await app.register(runRoutes(deps.runs));
-  await app.register(storeRoutes(deps.store));
-  await app.register(cronRoutes(deps.crons));
-  await app.register(
-    runStreamRoutes({
-      runs: deps.runs,
-      broker: deps.broker,
-      signals: deps.signals,
-      heartbeatMs: deps.config.streamHeartbeatMs,
-      waitKeepAliveMs: deps.config.waitKeepAliveMs,
-      draining: () => deps.drain.draining,
-    }),
-  );
+  app.decorate("configurableHeaderPolicy", deps.projectHttp?.headers ?? null);
+  // The project's own app goes in front of the core routes (after CORS, the agent token and auth).
+  if (deps.projectHttp?.app) registerProjectApp(app, deps.projectHttp.app);
+  const off = deps.projectHttp?.disabled;
+  await app.register(systemRoutes(deps.info, deps.metrics, deps.queueProbe, off?.meta));
+  if (!off?.assistants) await app.register(assistantRoutes(deps.assistants, deps.threads));
+  if (!off?.threads) await app.register(threadRoutes(deps.threads, deps.threadState));
+  if (!off?.store) await app.register(storeRoutes(deps.store));
+  if (!off?.runs) {
+    await app.register(runRoutes(deps.runs));
+    await app.register(cronRoutes(deps.crons));
+    await app.register(
+      runStreamRoutes({
+        runs: deps.runs,
+        broker: deps.broker,
+        signals: deps.signals,
+        heartbeatMs: deps.config.streamHeartbeatMs,
+        waitKeepAliveMs: deps.config.waitKeepAliveMs,
+        draining: () => deps.drain.draining,
+      }),
+    );
+  }
+  if (deps.uiRoutes && !off?.ui) await app.register(deps.uiRoutes);
   return app;
 }
 

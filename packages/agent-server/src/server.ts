@@ -10,9 +10,12 @@ import type { AgentServerConfig } from "./config.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import { GraphSchemaReader } from "./graphs/schemas.js";
+import { projectWarnings } from "./graphs/spec.js";
 import { officialStaticSchemas } from "./graphs/static-schemas.js";
 import { HttpDrain } from "./http/drain.js";
 import { openInfrastructure } from "./infrastructure.js";
+import { loadProjectApp } from "./http/project-app.js";
+import { uiRoutes } from "./http/routes/ui.js";
 import { AgentServerMetrics } from "./metrics/registry.js";
 import { CronScheduler } from "./queue/cron-scheduler.js";
 import { RunQueue } from "./queue/pool.js";
@@ -24,6 +27,7 @@ import { StoreService } from "./services/store.js";
 import { ThreadStateService } from "./services/thread-state.js";
 import { ThreadService } from "./services/threads.js";
 import { ItemStoreAdapter } from "./storage/langgraph-store.js";
+import { bundleProjectUi } from "./ui/bundle.js";
 import { AGENT_SERVER_VERSION } from "./version.js";
 import { AddressPolicy } from "./webhooks/address-policy.js";
 import { WebhookSender } from "./webhooks/sender.js";
@@ -55,6 +59,8 @@ export async function startAgentServer(
 ): Promise<AgentServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const project = readGraphProject(config.graphConfigPath);
+  // Keys Berth does not act on are said out loud rather than silently ignored (issue 10).
+  for (const warning of projectWarnings(project, process.versions.node)) logger.warn(warning);
   for (const [key, value] of Object.entries(readProjectEnv(project))) {
     if (options.processEnv[key] === undefined) options.processEnv[key] = value;
   }
@@ -168,6 +174,19 @@ export async function startAgentServer(
       queueProbe,
       customAuth,
       cors: project.cors,
+      uiRoutes:
+        Object.keys(project.ui).length > 0
+          ? uiRoutes(
+              await bundleProjectUi(project.projectDir, project.ui, project.uiShared, (name, error) =>
+                logger.error({ ui: name, err: error }, `UI ${name} did not bundle; the others are served`),
+              ),
+            )
+          : undefined,
+      projectHttp: {
+        app: project.http.app ? await loadProjectApp(project.http.app) : null,
+        disabled: project.http.disabled,
+        headers: project.http.headers,
+      },
       threadStore: backend.storage.threads,
       drain,
     });

@@ -58,8 +58,17 @@ const EVENTS: Record<string, AuthEvent> = {
   "DELETE /runs/crons/:cron_id": "crons:delete",
 };
 
-/** Routes served without authentication (health and facts, as the official server does). */
-export const PUBLIC_ROUTES: ReadonlySet<string> = new Set(["GET /ok", "GET /info", "GET /metrics"]);
+/**
+ * Routes served without authentication: health and facts, as the official server does, and the
+ * project's generative UI bundles (code the project ships, no user data; the agent token still applies).
+ */
+export const PUBLIC_ROUTES: ReadonlySet<string> = new Set([
+  "GET /ok",
+  "GET /info",
+  "GET /metrics",
+  "POST /ui/:agent",
+  "GET /ui/:agent/:basename",
+]);
 
 /** The event of a route, or undefined when it has none. */
 export function eventOf(method: string, routePattern: string): AuthEvent | undefined {

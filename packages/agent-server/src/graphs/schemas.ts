@@ -155,7 +155,8 @@ function channelSchema(graph: unknown): GraphSchema {
 
 /**
  * Reads graph schemas: at run time when the graph carries them (zod, StateSchema), otherwise from the
- * module's TypeScript types through the official parser, once per graph (it costs seconds), cached.
+ * module's TypeScript types through the official parser, once per graph (it costs seconds), cached
+ * (a failure is logged and not kept).
  */
 export class GraphSchemaReader {
   private readonly staticSchemas = new Map<string, Promise<Record<string, GraphSchema> | undefined>>();
@@ -193,6 +194,8 @@ export class GraphSchemaReader {
     let pending = this.staticSchemas.get(spec.graphId);
     if (!pending) {
       pending = this.extractStatic(spec).catch((error: unknown) => {
+        // Not kept: a parse that timed out on a busy machine is tried again on the next request.
+        this.staticSchemas.delete(spec.graphId);
         this.onStaticError(spec.graphId, error);
         return undefined;
       });

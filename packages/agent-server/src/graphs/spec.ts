@@ -1,5 +1,6 @@
 import path from "node:path";
 import { type HttpCorsConfig, parseHttpCors } from "../http/cors.js";
+import { type ProjectHttpConfig, parseProjectHttp } from "../http/project-http.js";
 
 /** One graph of a project: where its module is and which export holds it. */
 export interface GraphSpec {
@@ -24,8 +25,28 @@ export interface GraphProjectConfig {
   authPath: string | null;
   /** `http.cors`: the server's CORS policy; null means open to every origin (the default). */
   cors: HttpCorsConfig | null;
+  /** `http` besides `cors`: the project's own app, disabled route groups, configurable headers. */
+  http: ProjectHttpConfig;
+  /** `ui`: generative UI components by name, absolute module paths. */
+  ui: Record<string, string>;
+  /** `ui_config.shared`: packages the host page provides, left out of UI bundles. */
+  uiShared: string[];
   nodeVersion: string | null;
+  /** Keys of the file Berth does not act on (reported at start-up, never ignored silently). */
+  unsupported: string[];
 }
+
+/** Top-level keys Berth reads (`$`-prefixed keys such as `$schema` and `$comment` are notes). */
+const KNOWN_KEYS = new Set([
+  "graphs",
+  "env",
+  "dependencies",
+  "auth",
+  "http",
+  "ui",
+  "ui_config",
+  "node_version",
+]);
 
 /** A graph configuration that cannot be used, with the reason in words. */
 export class GraphConfigError extends Error {
@@ -85,6 +106,29 @@ export function parseGraphConfig(json: unknown, configPath: string): GraphProjec
   if (nodeVersion !== undefined && typeof nodeVersion !== "string") fail('"node_version" must be a string');
 
   const cors = parseHttpCors(raw.http, fail);
+  const http = parseProjectHttp(raw.http, projectDir, fail);
+
+  const ui: Record<string, string> = {};
+  if (raw.ui !== undefined && raw.ui !== null) {
+    if (typeof raw.ui !== "object" || Array.isArray(raw.ui)) fail('"ui" must map names to component modules');
+    for (const [name, file] of Object.entries(raw.ui as Record<string, unknown>)) {
+      if (typeof file !== "string" || file.trim() === "") fail(`"ui.${name}" must be a path to a module`);
+      if (!/^[\w-]+$/.test(name)) fail(`"ui.${name}": a UI name may hold letters, digits, _ and - only`);
+      ui[name] = path.resolve(projectDir, file as string);
+    }
+  }
+  const uiConfig = (raw.ui_config ?? {}) as Record<string, unknown>;
+  const shared = uiConfig.shared ?? [];
+  if (!Array.isArray(shared) || shared.some((d) => typeof d !== "string")) {
+    fail('"ui_config.shared" must be an array of package names');
+  }
+
+  const unsupported = Object.keys(raw).filter((key) => !key.startsWith("$") && !KNOWN_KEYS.has(key));
+  unsupported.push(...http.unsupported);
+  for (const key of Object.keys(uiConfig)) if (key !== "shared") unsupported.push(`ui_config.${key}`);
+  if (raw.auth !== undefined && raw.auth !== null) {
+    for (const key of Object.keys(raw.auth as object)) if (key !== "path") unsupported.push(`auth.${key}`);
+  }
 
   return {
     configPath,
@@ -94,7 +138,11 @@ export function parseGraphConfig(json: unknown, configPath: string): GraphProjec
     dependencies: dependencies as string[],
     authPath,
     cors,
+    http,
+    ui,
+    uiShared: shared as string[],
     nodeVersion: (nodeVersion as string | undefined) ?? null,
+    unsupported,
   };
 }
 
@@ -132,4 +180,22 @@ function parseGraphEntry(
     exportName: hasExport ? tail : "default",
     description,
   };
+}
+
+/**
+ * Start-up warnings for a project: every key Berth does not act on, and a `node_version` whose
+ * major differs from the Node running the server.
+ */
+export function projectWarnings(project: GraphProjectConfig, runningNode: string): string[] {
+  const warnings = project.unsupported.map(
+    (key) => `${project.configPath}: key ${key} is not supported by Berth and has no effect`,
+  );
+  const wanted = project.nodeVersion?.trim().replace(/^v/, "").split(".")[0];
+  const running = runningNode.replace(/^v/, "").split(".")[0];
+  if (wanted && wanted !== running) {
+    warnings.push(
+      `${project.configPath}: node_version is ${project.nodeVersion}, but the server runs on Node ${runningNode}`,
+    );
+  }
+  return warnings;
 }

@@ -7,8 +7,13 @@ import type { RunCaller } from "../domain/run-record.js";
 import { NotFoundError } from "../errors.js";
 import type { AssistantService } from "../services/assistants.js";
 import type { ThreadStore } from "../storage/types.js";
+import { type HeaderPolicy, headerIncluded } from "./project-http.js";
 
 declare module "fastify" {
+  interface FastifyInstance {
+    /** The project's `http.configurable_headers` (null: the official default). */
+    configurableHeaderPolicy: HeaderPolicy | null;
+  }
   interface FastifyRequest {
     /** The user custom auth authenticated (absent without custom auth and on public routes). */
     authUser?: AuthUser;
@@ -21,15 +26,15 @@ function asObject(value: unknown): Json | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Json) : undefined;
 }
 
-/** Headers that are credentials or routing, never copied into a run's configurable. */
-const PRIVATE_HEADERS = new Set(["x-api-key", "x-tenant-id", "x-service-key"]);
-
-/** The headers runs see in `configurable` (reference §2.7): `x-*` except credentials, and `user-agent`. */
+/**
+ * The headers runs see in `configurable` (reference §2.7): by default `x-*` except credentials, and
+ * `user-agent`; a project's `http.configurable_headers` narrows or widens that.
+ */
 function configurableHeaders(request: FastifyRequest): Record<string, string> {
+  const policy = request.server.configurableHeaderPolicy ?? null;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value !== "string") continue;
-    if ((name.startsWith("x-") && !PRIVATE_HEADERS.has(name)) || name === "user-agent") out[name] = value;
+    if (typeof value === "string" && headerIncluded(policy, name)) out[name] = value;
   }
   return out;
 }

@@ -12,8 +12,12 @@ export function systemRoutes(
   },
   metrics: AgentServerMetrics,
   probe: QueueProbe,
+  /** `http.disable_meta`: only `/ok` (health checks need it) is served. */
+  disableMeta = false,
 ): FastifyPluginAsyncZod {
   return async (app) => {
+    app.get("/ok", async () => ({ ok: true }));
+    if (disableMeta) return;
     app.get(
       "/metrics",
       { schema: { querystring: z.object({ format: z.enum(["prometheus", "json"]).default("prometheus") }) } },
@@ -28,7 +32,6 @@ export function systemRoutes(
         return reply.type(metrics.registry.contentType).send(await metrics.render());
       },
     );
-    app.get("/ok", async () => ({ ok: true }));
     app.get("/info", async () => ({
       version: info.version,
       langgraph_js_version: info.langgraphVersion,
