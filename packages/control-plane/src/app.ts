@@ -1,5 +1,6 @@
 import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
 import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
@@ -8,6 +9,7 @@ import { requirePrincipal, requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
 import { agentProxyRoutes } from "./http/routes/agent-proxy.js";
+import { type DashboardAssets, dashboardRoutes } from "./http/routes/dashboard.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
 import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
@@ -56,6 +58,8 @@ export interface AppDeps {
   gateway: AgentGateway;
   templates: TemplateCatalog;
   metrics: ControlPlaneMetrics;
+  /** The built web dashboard served at `/`; absent: no dashboard routes. */
+  dashboard?: DashboardAssets | undefined;
 }
 
 /** Builds the control plane's Fastify app (no listening: the composition root does that). */
@@ -100,7 +104,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
+  // The interactive reference of /openapi.json (assets from the package, no CDN).
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    uiConfig: {
+      docExpansion: "list",
+      deepLinking: true,
+      persistAuthorization: false,
+      tryItOutEnabled: false,
+    },
+    staticCSP: true,
+    logLevel: "warn",
+  });
   await app.register(systemRoutes);
+  if (deps.dashboard) await dashboardRoutes(app, deps.dashboard);
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.render()),
   );

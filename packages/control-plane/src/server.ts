@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { dashboardDir, pagePatterns } from "@berth-platform/dashboard";
 import { listenWithFallback } from "@berth-platform/server-kit";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
@@ -230,6 +231,7 @@ export async function createControlPlane(
         version: CONTROL_PLANE_VERSION,
       },
       uploads,
+      dashboard: { dir: dashboardDir, pagePatterns },
     });
     const example =
       options.exampleTemplateId && bootstrap.createdTenantId

@@ -348,7 +348,7 @@ describe("GET/PATCH/DELETE /v2/deployments/{id}", () => {
 });
 
 describe("documentation", () => {
-  it("serves /openapi.json (version 0.1.0, the deployment paths) and /docs without a key", async () => {
+  it("serves /openapi.json (version 0.1.0, the deployment paths) and the interactive /docs without a key", async () => {
     const doc = await t.plane.app.inject({ method: "GET", url: "/openapi.json" });
     assert.equal(doc.statusCode, 200);
     const json = doc.json();
@@ -362,6 +362,29 @@ describe("documentation", () => {
     }
     const html = await t.plane.app.inject({ method: "GET", url: "/docs" });
     assert.equal(html.statusCode, 200);
-    assert.match(html.body, /\/v2\/deployments/);
+    assert.match(html.body, /swagger-ui/);
+    // The page's script and the document it loads come from this server, not a CDN.
+    assert.doesNotMatch(html.body, /https?:\/\/(?!127\.0\.0\.1|localhost)/);
+    const init = await t.plane.app.inject({ method: "GET", url: "/docs/static/swagger-initializer.js" });
+    assert.equal(init.statusCode, 200);
+    const spec = await t.plane.app.inject({ method: "GET", url: "/docs/json" });
+    assert.ok(spec.json().paths["/v2/deployments"]);
+  });
+
+  it("gives every operation a summary and response schemas", async () => {
+    const doc = (await t.plane.app.inject({ method: "GET", url: "/openapi.json" })).json();
+    const missing: string[] = [];
+    for (const [p, item] of Object.entries<
+      Record<string, { summary?: string; responses?: Record<string, { content?: unknown }> }>
+    >(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const responses = Object.entries<{ content?: unknown }>(op.responses ?? {});
+        const described = responses.some(([code, r]) => r.content !== undefined || code === "204");
+        if (!op.summary) missing.push(`${method} ${p}: no summary`);
+        if (!described) missing.push(`${method} ${p}: no response schema`);
+      }
+    }
+    assert.deepEqual(missing, []);
+    assert.ok(Object.keys(doc.paths).length > 25);
   });
 });

@@ -153,6 +153,7 @@ function printUpBanner(plane: RunningControlPlane, dataDir: string): void {
     "",
     `  Berth control plane listening on ${plane.url}`,
     `  Data: ${dataDir}`,
+    `  Web:  ${plane.url}/ (the dashboard: sign in with an API key)`,
     `  API:  ${plane.url}/docs`,
   ];
   if (plane.bootstrap.generatedKey) {

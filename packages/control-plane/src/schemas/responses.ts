@@ -83,6 +83,17 @@ export const ValidationErrorOut = z.object({
   ),
 });
 
+/** One build or deploy log line. */
+export const LogEntryOut = z.object({
+  id: z.string(),
+  timestamp: z.number(),
+  level: z.string(),
+  message: z.string(),
+});
+
+/** An empty body (204 No Content). */
+export const NoContent = z.null().describe("No content");
+
 /** Error responses every authenticated route can give. */
 export const COMMON_ERRORS = {
   401: ErrorOut,

@@ -7,6 +7,7 @@ import {
   WorkspaceCreateRequest,
   WorkspaceOut,
 } from "../../schemas/access.js";
+import { NoContent } from "../../schemas/responses.js";
 import type { AccessService } from "../../services/access.js";
 import type { ApiKeyRecord, Tenant } from "../../storage/types.js";
 
@@ -86,11 +87,16 @@ export function apiKeyRoutes(access: AccessService): FastifyPluginAsyncZod {
     app.delete(
       "/api/v1/api-key/:api_key_id",
       {
-        schema: { tags, summary: "Revoke an API key", params: z.object({ api_key_id: z.string().max(64) }) },
+        schema: {
+          tags,
+          summary: "Revoke an API key",
+          params: z.object({ api_key_id: z.string().max(64) }),
+          response: { 204: NoContent },
+        },
       },
       async (request, reply) => {
         await access.revokeKey(request.principal, request.tenantId, request.params.api_key_id);
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
   };

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { NotFoundError } from "../../errors.js";
 import {
   BulkDeleteQuery,
@@ -7,12 +8,13 @@ import {
   DeploymentParams,
 } from "../../schemas/query.js";
 import { DeploymentCreateRequest, DeploymentPatchRequest } from "../../schemas/requests.js";
-import { COMMON_ERRORS, DeploymentOut, ErrorOut, pageOf } from "../../schemas/responses.js";
+import { COMMON_ERRORS, DeploymentOut, ErrorOut, NoContent, pageOf } from "../../schemas/responses.js";
 import type { DeploymentService } from "../../services/deployments.js";
 import { deploymentToWire } from "../wire.js";
 import { canonicalBody, decorateVocabulary } from "./aliases-hook.js";
 
 const tags = ["deployments"];
+const BulkDeleteOut = z.object({ deleted: z.array(z.string()), not_found: z.array(z.string()) });
 
 /** `/v2/deployments` routes. */
 export function deploymentRoutes(deployments: DeploymentService): FastifyPluginAsyncZod {
@@ -23,6 +25,7 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
       {
         schema: {
           tags,
+          summary: "Create a deployment (and its first revision)",
           body: DeploymentCreateRequest,
           response: { 201: DeploymentOut, 400: ErrorOut, 409: ErrorOut, ...COMMON_ERRORS },
         },
@@ -39,6 +42,7 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
       {
         schema: {
           tags,
+          summary: "List deployments",
           querystring: DeploymentListQuery,
           response: { 200: pageOf(DeploymentOut), ...COMMON_ERRORS },
         },
@@ -59,7 +63,18 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
 
     app.delete(
       "/v2/deployments",
-      { schema: { tags, querystring: BulkDeleteQuery } },
+      {
+        schema: {
+          tags,
+          summary: "Delete several deployments",
+          querystring: BulkDeleteQuery,
+          response: {
+            200: BulkDeleteOut.describe("All deleted"),
+            207: BulkDeleteOut.describe("Some ids were not found"),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
       async (request, reply) => {
         const q = request.query;
         const result = await deployments.bulkDelete(
@@ -74,7 +89,14 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
 
     app.get(
       "/v2/deployments/:deployment_id",
-      { schema: { tags, params: DeploymentParams, response: { 200: DeploymentOut, ...COMMON_ERRORS } } },
+      {
+        schema: {
+          tags,
+          summary: "Get a deployment",
+          params: DeploymentParams,
+          response: { 200: DeploymentOut, ...COMMON_ERRORS },
+        },
+      },
       async (request) =>
         deploymentToWire(await deployments.get(request.tenantId, request.params.deployment_id)),
     );
@@ -82,7 +104,13 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
     app.patch(
       "/v2/deployments/:deployment_id",
       {
-        schema: { tags, params: DeploymentParams, body: DeploymentPatchRequest },
+        schema: {
+          tags,
+          summary: "Update a deployment (revision inputs make a new revision)",
+          params: DeploymentParams,
+          body: DeploymentPatchRequest,
+          response: { 200: DeploymentOut, 400: ErrorOut, 409: ErrorOut, ...COMMON_ERRORS },
+        },
         preValidation: canonicalBody,
       },
       async (request) =>
@@ -93,13 +121,21 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
 
     app.delete(
       "/v2/deployments/:deployment_id",
-      { schema: { tags, params: DeploymentParams, querystring: DeploymentDeleteQuery } },
+      {
+        schema: {
+          tags,
+          summary: "Delete a deployment (stops its agent server, removes its data)",
+          params: DeploymentParams,
+          querystring: DeploymentDeleteQuery,
+          response: { 204: NoContent, 409: ErrorOut, ...COMMON_ERRORS },
+        },
+      },
       async (request, reply) => {
         await deployments.delete(request.tenantId, request.params.deployment_id, {
           deleteTracingProject: request.query.delete_tracing_project,
           force: request.query.force,
         });
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
   };

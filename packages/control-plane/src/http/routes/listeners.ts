@@ -9,7 +9,7 @@ import {
   ListenerPatchRequest,
   ListenerWithKeyOut,
 } from "../../schemas/listeners.js";
-import { pageOf } from "../../schemas/responses.js";
+import { COMMON_ERRORS, NoContent, pageOf } from "../../schemas/responses.js";
 import type { ListenerService } from "../../services/listeners.js";
 
 const tags = ["listeners"];
@@ -38,7 +38,12 @@ export function listenerRoutes(listeners: ListenerService, timeoutMs: number): F
     app.post(
       "/v2/listeners",
       {
-        schema: { tags, body: ListenerCreateRequest, response: { 201: ListenerWithKeyOut } },
+        schema: {
+          tags,
+          summary: "Register a listener (a self-hosted data plane); its key is shown once",
+          body: ListenerCreateRequest,
+          response: { 201: ListenerWithKeyOut, ...COMMON_ERRORS },
+        },
         preValidation: canonical,
       },
       async (request, reply) => {
@@ -48,7 +53,14 @@ export function listenerRoutes(listeners: ListenerService, timeoutMs: number): F
     );
     app.post(
       "/v2/listeners/:listener_id/key",
-      { schema: { tags, params: Params, response: { 200: ListenerWithKeyOut } } },
+      {
+        schema: {
+          tags,
+          summary: "Rotate a listener's key (the new one is shown once)",
+          params: Params,
+          response: { 200: ListenerWithKeyOut, ...COMMON_ERRORS },
+        },
+      },
       async (request) => {
         const { listener, key } = await listeners.rotateKey(request.tenantId, request.params.listener_id);
         return { ...toWire(listener), listener_key: key };
@@ -56,7 +68,14 @@ export function listenerRoutes(listeners: ListenerService, timeoutMs: number): F
     );
     app.get(
       "/v2/listeners",
-      { schema: { tags, querystring: Page, response: { 200: pageOf(ListenerOut) } } },
+      {
+        schema: {
+          tags,
+          summary: "List listeners",
+          querystring: Page,
+          response: { 200: pageOf(ListenerOut), ...COMMON_ERRORS },
+        },
+      },
       async (request) => {
         const page = await listeners.list(request.tenantId, request.query);
         return { resources: page.resources.map(toWire), offset: page.offset };
@@ -64,21 +83,45 @@ export function listenerRoutes(listeners: ListenerService, timeoutMs: number): F
     );
     app.get(
       "/v2/listeners/:listener_id",
-      { schema: { tags, params: Params, response: { 200: ListenerOut } } },
+      {
+        schema: {
+          tags,
+          summary: "Get a listener",
+          params: Params,
+          response: { 200: ListenerOut, ...COMMON_ERRORS },
+        },
+      },
       async (request) => toWire(await listeners.get(request.tenantId, request.params.listener_id)),
     );
     app.patch(
       "/v2/listeners/:listener_id",
       {
-        schema: { tags, params: Params, body: ListenerPatchRequest, response: { 200: ListenerOut } },
+        schema: {
+          tags,
+          summary: "Update a listener",
+          params: Params,
+          body: ListenerPatchRequest,
+          response: { 200: ListenerOut, ...COMMON_ERRORS },
+        },
         preValidation: canonical,
       },
       async (request) =>
         toWire(await listeners.patch(request.tenantId, request.params.listener_id, request.body)),
     );
-    app.delete("/v2/listeners/:listener_id", { schema: { tags, params: Params } }, async (request, reply) => {
-      await listeners.delete(request.tenantId, request.params.listener_id);
-      return reply.code(204).send();
-    });
+    app.delete(
+      "/v2/listeners/:listener_id",
+      {
+        schema: {
+          tags,
+          summary: "Delete a listener",
+          params: Params,
+          response: { 204: NoContent, ...COMMON_ERRORS },
+        },
+      },
+      async (request, reply) => {
+        await listeners.delete(request.tenantId, request.params.listener_id);
+        return reply.code(204).send(null);
+      },
+    );
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { DeploymentParams, RevisionParams } from "../../schemas/query.js";
+import { COMMON_ERRORS, LogEntryOut } from "../../schemas/responses.js";
 import type { LogRequest, LogService } from "../../services/logs.js";
 
 const tags = ["logs"];
@@ -11,6 +12,9 @@ const Time = z.union([
   z.iso.datetime({ offset: true }).transform((t) => Date.parse(t)),
   z.coerce.number().int().min(0),
 ]);
+
+/** A page of log lines; `next_offset` continues after the last one. */
+const LogPageOut = z.object({ logs: z.array(LogEntryOut), next_offset: z.string().nullable() });
 
 const V2Query = z.object({
   type: z.enum(["build", "deploy"]),
@@ -66,7 +70,15 @@ export function logRoutes(logs: LogService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       "/v2/deployments/:deployment_id/revisions/:revision_id/logs",
-      { schema: { tags, params: RevisionParams, querystring: V2Query } },
+      {
+        schema: {
+          tags,
+          summary: "Build or deploy log lines of a revision",
+          params: RevisionParams,
+          querystring: V2Query,
+          response: { 200: LogPageOut, ...COMMON_ERRORS },
+        },
+      },
       async (request) => {
         const q = request.query;
         const page = await logs.page(request.tenantId, {
@@ -86,7 +98,17 @@ export function logRoutes(logs: LogService): FastifyPluginAsyncZod {
     );
     app.get(
       "/v2/deployment-logs",
-      { schema: { tags, querystring: DeploymentLogsQuery } },
+      {
+        schema: {
+          tags,
+          summary: "Log lines of a deployment (the real service's paged form)",
+          querystring: DeploymentLogsQuery,
+          response: {
+            200: z.object({ items: z.array(LogEntryOut), next_cursor: z.string().nullable() }),
+            ...COMMON_ERRORS,
+          },
+        },
+      },
       async (request) => {
         const q = request.query;
         const page = await logs.page(request.tenantId, {
@@ -111,18 +133,33 @@ export function logRoutes(logs: LogService): FastifyPluginAsyncZod {
         path: "/v1/projects/:deployment_id/revisions/:revision_id/build_logs",
         type: "build",
         params: RevisionParams,
+        summary: "Build log of a revision (v1, what the official CLIs read)",
       },
       {
         path: "/v1/projects/:deployment_id/revisions/:revision_id/deploy_logs",
         type: "deploy",
         params: RevisionParams,
+        summary: "Deploy log of a revision (v1)",
       },
-      { path: "/v1/projects/:deployment_id/deploy_logs", type: "deploy", params: DeploymentParams },
+      {
+        path: "/v1/projects/:deployment_id/deploy_logs",
+        type: "deploy",
+        params: DeploymentParams,
+        summary: "Deploy log of a deployment (v1)",
+      },
     ] as const;
     for (const route of v1Routes) {
       app.post(
         route.path,
-        { schema: { tags, params: route.params, body: V1Body.nullish() } },
+        {
+          schema: {
+            tags,
+            summary: route.summary,
+            params: route.params,
+            body: V1Body.nullish(),
+            response: { 200: LogPageOut, ...COMMON_ERRORS },
+          },
+        },
         async (request) => {
           const params = request.params as { deployment_id: string; revision_id?: string };
           const page = await logs.page(request.tenantId, {

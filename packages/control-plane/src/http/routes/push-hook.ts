@@ -93,6 +93,7 @@ export function pushHookRoutes(watcher: PushWatcher, bodyLimitBytes: number): Fa
           bodyLimit,
           schema: {
             tags,
+            summary: "Push webhook of a git host: new revisions for build_on_push deployments of the branch",
             security: [],
             body: PushPayload,
             response: { 202: z.object({ checked: z.number().int() }) },

@@ -18,6 +18,7 @@ export function pushTokenRoutes(deployments: DeploymentService): FastifyPluginAs
       {
         schema: {
           tags: ["deployments"],
+          summary: "Registry push credentials (none here: always 400, saying why)",
           params: DeploymentParams,
           response: { 400: ErrorOut, ...COMMON_ERRORS },
         },

@@ -18,6 +18,7 @@ export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZo
       {
         schema: {
           tags,
+          summary: "List a deployment's revisions (newest first)",
           params: DeploymentParams,
           querystring: RevisionListQuery,
           response: { 200: pageOf(RevisionOut), ...COMMON_ERRORS },
@@ -38,7 +39,13 @@ export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZo
     app.post(
       base,
       {
-        schema: { tags, params: DeploymentParams, body: RevisionCreateRequest.nullish() },
+        schema: {
+          tags,
+          summary: "Create a revision (the latest one's inputs, changed by the body)",
+          params: DeploymentParams,
+          body: RevisionCreateRequest.nullish(),
+          response: { 201: RevisionOut, 400: ErrorOut, 409: ErrorOut, ...COMMON_ERRORS },
+        },
         preValidation: canonicalBody,
       },
       async (request, reply) => {
@@ -54,7 +61,14 @@ export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZo
 
     app.get(
       `${base}/:revision_id`,
-      { schema: { tags, params: RevisionParams, response: { 200: RevisionOut, ...COMMON_ERRORS } } },
+      {
+        schema: {
+          tags,
+          summary: "Get a revision",
+          params: RevisionParams,
+          response: { 200: RevisionOut, ...COMMON_ERRORS },
+        },
+      },
       async (request) => {
         const { tenantId, params } = request;
         const revision = await revisions.get(tenantId, params.deployment_id, params.revision_id);
@@ -67,6 +81,7 @@ export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZo
       {
         schema: {
           tags,
+          summary: "Redeploy a revision's inputs as a new revision",
           params: RevisionParams,
           response: { 200: DeploymentOut, 409: ErrorOut, ...COMMON_ERRORS },
         },
@@ -83,7 +98,14 @@ export function revisionRoutes(revisions: RevisionService): FastifyPluginAsyncZo
 
     app.post(
       `${base}/:revision_id/interrupt`,
-      { schema: { tags, params: RevisionParams } },
+      {
+        schema: {
+          tags,
+          summary: "Interrupt a revision that is not settled",
+          params: RevisionParams,
+          response: { 200: RevisionOut, 409: ErrorOut, ...COMMON_ERRORS },
+        },
+      },
       async (request) => {
         const { tenantId, params } = request;
         const revision = await revisions.interrupt(tenantId, params.deployment_id, params.revision_id);

@@ -16,7 +16,13 @@ export function templateRoutes(templates: TemplateCatalog): FastifyPluginAsyncZo
   return async (app) => {
     app.get(
       "/v2/templates",
-      { schema: { tags, response: { 200: z.object({ resources: z.array(TemplateOut) }) } } },
+      {
+        schema: {
+          tags,
+          summary: "Bundled templates an internal_template deployment can run",
+          response: { 200: z.object({ resources: z.array(TemplateOut) }) },
+        },
+      },
       async () => ({
         resources: templates
           .list()

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { DeploymentParams } from "../../schemas/query.js";
+import { COMMON_ERRORS, ErrorOut } from "../../schemas/responses.js";
 import type { UploadService } from "../../services/uploads.js";
 
 const tags = ["deployments"];
@@ -25,8 +26,9 @@ export function uploadUrlRoutes(uploads: UploadService, publicUrl: string | null
       {
         schema: {
           tags,
+          summary: "Mint an upload URL for a project archive (PUT it there, then PATCH its object_path)",
           params: DeploymentParams,
-          response: { 200: z.object({ upload_url: z.string(), object_path: z.string() }) },
+          response: { 200: z.object({ upload_url: z.string(), object_path: z.string() }), ...COMMON_ERRORS },
         },
       },
       (request) =>
@@ -42,7 +44,17 @@ export function uploadUrlRoutes(uploads: UploadService, publicUrl: string | null
 export async function uploadReceiveRoutes(app: FastifyInstance, uploads: UploadService): Promise<void> {
   await app.register(async (scope) => {
     scope.addContentTypeParser(ARCHIVE_TYPES, (_request, payload, done) => done(null, payload));
-    scope.put<{ Params: { token: string } }>("/v2/uploads/:token", async (request, reply) => {
+    const schema = {
+      tags,
+      summary: "Receive a project archive (the upload URL; its token is the credential)",
+      security: [],
+      response: {
+        200: z.object({}).describe("Stored"),
+        404: ErrorOut,
+        413: ErrorOut,
+      },
+    };
+    scope.put<{ Params: { token: string } }>("/v2/uploads/:token", { schema }, async (request, reply) => {
       const token = request.params.token;
       if (!/^[A-Za-z0-9_-]{20,100}$/.test(token))
         return reply.code(404).send({ detail: "Upload URL not found or expired." });

@@ -1,0 +1,111 @@
+// Wire shapes of the control plane's API, as the dashboard reads them (see /openapi.json).
+
+/** Revision statuses; the settled ones end a revision's life. */
+export type RevisionStatus =
+  | "CREATING"
+  | "QUEUED"
+  | "AWAITING_BUILD"
+  | "BUILDING"
+  | "AWAITING_DEPLOY"
+  | "DEPLOYING"
+  | "CREATE_FAILED"
+  | "BUILD_FAILED"
+  | "DEPLOY_FAILED"
+  | "DEPLOYED"
+  | "INTERRUPTED"
+  | "SKIPPED"
+  | "UNKNOWN";
+
+/** Where a deployment's code comes from. */
+export type Source =
+  | "repo_host"
+  | "external_container"
+  | "internal_container"
+  | "internal_source"
+  | "internal_template";
+
+/** A secret as returned: the value is always a mask. */
+export interface Secret {
+  name: string;
+  value: string;
+}
+
+/** A deployment (`GET /v2/deployments/{id}`). */
+export interface Deployment {
+  id: string;
+  tenant_id: string;
+  name: string;
+  display_name: string | null;
+  source: Source;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  latest_revision_id: string | null;
+  active_revision_id: string | null;
+  secrets: Secret[];
+  source_config: {
+    repo_url: string | null;
+    custom_url: string | null;
+    template_id: string | null;
+    build_on_push: boolean | null;
+    install_command: string | null;
+    build_command: string | null;
+    resource_spec: Record<string, unknown> | null;
+    [key: string]: unknown;
+  };
+  source_revision_config: {
+    repo_ref: string | null;
+    graph_config_path: string | null;
+    image_uri: string | null;
+    source_tarball_path: string | null;
+    repo_commit_sha: string | null;
+    [key: string]: unknown;
+  };
+}
+
+/** A revision (`GET /v2/deployments/{id}/revisions`). */
+export interface Revision {
+  id: string;
+  deployment_id: string;
+  created_at: string;
+  updated_at: string;
+  status: RevisionStatus;
+  source: Source;
+  source_revision_config: Deployment["source_revision_config"];
+}
+
+/** A list page: `offset` is the value to send for the next page. */
+export interface Page<T> {
+  resources: T[];
+  offset: number;
+}
+
+/** One build or deploy log line. */
+export interface LogEntry {
+  id: string;
+  timestamp: number;
+  level: string;
+  message: string;
+}
+
+/** A workspace the API key reaches. */
+export interface Workspace {
+  id: string;
+  display_name: string;
+  created_at: string;
+}
+
+/** A bundled template an internal_template deployment can run. */
+export interface Template {
+  id: string;
+  name: string;
+  description: string;
+  graphs: string[];
+}
+
+/** One entry of a 422 body. */
+export interface ValidationIssue {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}

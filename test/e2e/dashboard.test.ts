@@ -1,0 +1,179 @@
+// The web dashboard in headless Chromium, through `berth up` (built CLI, ephemeral port, the
+// bundled example-agent): sign-in, the deployments list, logs, chat with streaming and tool calls,
+// an interrupt resumed, a secret changed into a new revision, the official CLI's status link.
+// Screenshots of the main pages go to docs/screens/ (linked from the README).
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { browserMissing, launchChromium, screenshot, watchErrors } from "./browser-helpers.js";
+import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
+
+const KEY = "e2e-dashboard-key-0123456789abcdef";
+const missing = browserMissing();
+if (missing) console.log(`# skipping the dashboard browser tests: ${missing}`);
+
+describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, () => {
+  const cp = new ControlPlaneUnderTest(KEY);
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  let example: { id: string; tenant_id: string; latest_revision_id: string };
+
+  before(async () => {
+    await cp.start();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
+    page.setDefaultTimeout(30_000);
+    errors = watchErrors(page);
+    const list = await cp.get("/v2/deployments?name=example-agent");
+    example = list.resources[0];
+    assert.ok(example, "berth up created example-agent");
+  });
+
+  after(async () => {
+    await browser?.close();
+    await cp.stop();
+    cp.cleanup();
+  });
+
+  it("a wrong key shows an error on the sign-in page, not a blank page", async () => {
+    await page.goto(`${cp.url}/`);
+    await screenshot(page, "dashboard-sign-in");
+    await page.fill("input[name=api-key]", "berth_not-a-real-key-000000000000");
+    await page.click("button[type=submit]");
+    const error = page.locator("[role=alert]");
+    await error.waitFor();
+    assert.match(await error.innerText(), /not accepted.*401/s);
+    assert.equal(await page.locator("input[name=api-key]").isVisible(), true);
+    // The 401 it was given, and nothing else went wrong.
+    assert.deepEqual(
+      errors.map((e) => e.replace(/http:\/\/[^/]+/, "")),
+      ["401 GET /api/v1/workspaces"],
+    );
+    errors.length = 0;
+  });
+
+  it("signs in with the key and lists example-agent, DEPLOYED, with its agent URL", async () => {
+    await page.fill("input[name=api-key]", KEY);
+    await page.click("button[type=submit]");
+    const row = page.locator("tr[data-deployment=example-agent]");
+    await row.locator(".badge[data-status=DEPLOYED]").waitFor({ timeout: 120_000 });
+    assert.match(await row.innerText(), /internal_template/);
+    assert.match(await row.innerText(), new RegExp(`/agents/${example.id}`));
+    // The key is kept for this tab only.
+    assert.equal(await page.evaluate("sessionStorage.getItem('berth.apiKey')"), KEY);
+    assert.equal(await page.evaluate("localStorage.length"), 0);
+    assert.equal((await page.context().cookies()).length, 0);
+    await screenshot(page, "dashboard-deployments");
+  });
+
+  it("the name filter narrows the list; the create form shows the API's message next to the field", async () => {
+    await page.fill("input[name=name-filter]", "no-such-deployment");
+    await page.locator(".empty").waitFor();
+    await page.fill("input[name=name-filter]", "example");
+    await page.locator("tr[data-deployment=example-agent]").waitFor();
+    await page.click("text=New deployment");
+    await page.fill("input[name=name]", "Not_A_Valid_Name");
+    await page.click("button[type=submit]");
+    const fieldError = page.locator("[data-field=name] .field-error");
+    await fieldError.waitFor();
+    assert.match(await fieldError.innerText(), /lowercase/);
+    assert.deepEqual(
+      errors.map((e) => e.replace(/http:\/\/[^/]+/, "")),
+      ["400 POST /v2/deployments"],
+    );
+    errors.length = 0;
+    await page.goto(`${cp.url}/`);
+  });
+
+  it("opens the deployment: revisions timeline, agent URL and snippets, then the build log", async () => {
+    await page.click("tr[data-deployment=example-agent] a");
+    await page.locator("#revisions li[data-status=DEPLOYED]").waitFor();
+    assert.match(await page.locator("#agent-url").innerText(), new RegExp(`/agents/${example.id}$`));
+    assert.match(await page.locator("pre.snippet").innerText(), /runs\/wait/);
+    await screenshot(page, "dashboard-deployment");
+    await page.locator("#revisions li").first().locator("text=Build log").click();
+    await page.locator("#log .line").first().waitFor();
+    assert.match(await page.locator("#log").innerText(), /berth dev --check|graph|install/i);
+    await screenshot(page, "dashboard-build-log");
+  });
+
+  it("chats with the agent: the answer streams in and the tool call is shown", async () => {
+    await page.goto(`${cp.url}/deployments/${example.id}/chat`);
+    await page.locator("select[name=assistant] option").first().waitFor({ state: "attached" });
+    await page.fill("input[name=message]", "What is the weather in Lisbon?");
+    const stream = page.waitForResponse((r) =>
+      /\/agents\/[^/]+\/threads\/[^/]+\/runs\/stream$/.test(r.url()),
+    );
+    await page.click("form.composer button[type=submit]");
+    const response = await stream;
+    assert.equal(response.status(), 200);
+    assert.match((await response.allHeaders())["content-type"] ?? "", /text\/event-stream/);
+    await page.locator(".tool-call[data-tool=get_weather]").waitFor();
+    await page.locator(".message.tool", { hasText: "Lisbon" }).waitFor();
+    await page.locator(".message.ai .text", { hasText: "Here is what I found" }).waitFor();
+    await screenshot(page, "dashboard-chat");
+  });
+
+  it("resumes an interrupt of the review graph from the resume form", async () => {
+    await page.click("text=New thread");
+    const review = await page
+      .locator("select[name=assistant] option", { hasText: "(review)" })
+      .getAttribute("value");
+    assert.ok(review);
+    await page.selectOption("select[name=assistant]", review);
+    await page.fill("input[name=message]", "the quarterly report");
+    await page.click("form.composer button[type=submit]");
+    const form = page.locator("#interrupt");
+    await form.waitFor();
+    assert.match(await form.innerText(), /Approve this draft/);
+    await screenshot(page, "dashboard-interrupt");
+    await page.fill("input[name=resume]", "approve");
+    await page.click("#interrupt button[type=submit]");
+    await page
+      .locator(".message.ai .text", { hasText: "Approved: Draft reply about: the quarterly report" })
+      .waitFor();
+    assert.equal(await page.locator("#interrupt").count(), 0);
+  });
+
+  it("shows threads with their messages, checkpoints and runs, and the agent's metrics", async () => {
+    await page.goto(`${cp.url}/deployments/${example.id}/threads`);
+    await page.locator("#threads li").nth(1).waitFor();
+    await page.locator("#threads li a").first().click();
+    await page.locator("#thread-detail .message").first().waitFor();
+    await page.click("#thread-detail button:has-text('runs')");
+    await page.locator("#runs .badge[data-status=success]").first().waitFor();
+    await screenshot(page, "dashboard-threads");
+    await page.goto(`${cp.url}/deployments/${example.id}/metrics`);
+    await page.locator(".bar-row", { hasText: "success" }).first().waitFor();
+    await screenshot(page, "dashboard-metrics");
+  });
+
+  it("a changed secret makes a new revision, followed to DEPLOYED", async () => {
+    await page.goto(`${cp.url}/deployments/${example.id}`);
+    await page.locator("#revisions li").first().waitFor();
+    const before = await page.locator("#revisions li").count();
+    await page.click("text=Add secret");
+    await page.fill("input[name=secret-name-0]", "DASHBOARD_SECRET");
+    await page.fill("input[name=secret-value-0]", "s3cr3t-value-from-the-browser");
+    await page.click("text=Save secrets (new revision)");
+    await page.locator("#revisions li").nth(before).waitFor();
+    await page
+      .locator("#revisions li")
+      .first()
+      .and(page.locator("[data-status=DEPLOYED]"))
+      .waitFor({ timeout: 120_000 });
+    const deployment = await cp.get(`/v2/deployments/${example.id}`);
+    assert.deepEqual(deployment.secrets, [{ name: "DASHBOARD_SECRET", value: "********" }]);
+    assert.notEqual(deployment.latest_revision_id, example.latest_revision_id);
+    // The value never comes back to the page.
+    assert.doesNotMatch(await page.content(), /s3cr3t-value-from-the-browser/);
+  });
+
+  it("the official CLI's status link opens the deployment page", async () => {
+    await page.goto(`${cp.url}/o/${example.tenant_id}/host/deployments/${example.id}`);
+    await page.waitForURL(`${cp.url}/deployments/${example.id}`);
+    await page.locator("h1", { hasText: "example-agent" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+});
