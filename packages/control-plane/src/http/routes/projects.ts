@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BadRequestError } from "../../errors.js";
 import { ProjectListQuery, ProjectParams } from "../../schemas/query.js";
-import { COMMON_ERRORS, pageOf, TracingProjectOut } from "../../schemas/responses.js";
+import { COMMON_ERRORS, NoContent, pageOf, TracingProjectOut } from "../../schemas/responses.js";
 import type { TracingService } from "../../services/tracing.js";
 import { traceSummaryToWire, traceToWire } from "../trace-wire.js";
 import { projectToWire } from "../wire.js";
@@ -98,6 +98,7 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
+          summary: "List tracing projects",
           querystring: ProjectListQuery,
           response: { 200: pageOf(TracingProjectOut), ...COMMON_ERRORS },
         },
@@ -115,16 +116,30 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
 
     app.get(
       "/v2/tracing-projects/:project_id",
-      { schema: { tags, params: ProjectParams, response: { 200: TracingProjectOut, ...COMMON_ERRORS } } },
+      {
+        schema: {
+          tags,
+          summary: "Get a tracing project",
+          params: ProjectParams,
+          response: { 200: TracingProjectOut, ...COMMON_ERRORS },
+        },
+      },
       async (request) => projectToWire(await tracing.project(request.tenantId, request.params.project_id)),
     );
 
     app.delete(
       "/v2/tracing-projects/:project_id",
-      { schema: { tags, params: ProjectParams } },
+      {
+        schema: {
+          tags,
+          summary: "Delete a tracing project and its traces",
+          params: ProjectParams,
+          response: { 204: NoContent, ...COMMON_ERRORS },
+        },
+      },
       async (request, reply) => {
         await tracing.deleteProject(request.tenantId, request.params.project_id);
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       },
     );
 
@@ -133,6 +148,7 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
       {
         schema: {
           tags,
+          summary: "List a project's traces (newest first)",
           params: ProjectParams,
           querystring: TraceListQuery,
           response: { 200: pageOf(TraceSummaryOut), ...COMMON_ERRORS },
@@ -155,7 +171,14 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
 
     app.get(
       "/v2/tracing-projects/:project_id/traces/:trace_id",
-      { schema: { tags, params: TraceParams, response: { 200: TraceOut, ...COMMON_ERRORS } } },
+      {
+        schema: {
+          tags,
+          summary: "Get a trace: its runs as a tree",
+          params: TraceParams,
+          response: { 200: TraceOut, ...COMMON_ERRORS },
+        },
+      },
       async (request) => {
         const { project_id, trace_id } = request.params;
         return traceToWire(trace_id, await tracing.trace(request.tenantId, project_id, trace_id));
