@@ -199,5 +199,15 @@ describe("langsmith SDK against Berth", () => {
     const llm = runs.find((r) => r.id === single);
     assert.equal(llm?.total_tokens, 7);
     assert.equal(llm?.prompt_tokens, 3);
+
+    // Filter expressions are refused, not answered with unfiltered runs.
+    await assert.rejects(
+      collect(client().listRuns({ projectName: project, filter: 'eq(name, "single")' })),
+      /422/,
+    );
+    // deleteProject removes the project and its runs.
+    await client().deleteProject({ projectName: project });
+    await assert.rejects(client().readProject({ projectName: project }), /not found/);
+    await assert.rejects(client().readRun(single), /404/);
   });
 });

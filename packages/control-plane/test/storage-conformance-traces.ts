@@ -170,6 +170,14 @@ export function traceStoreCases(shared: () => Shared): void {
     assert.equal(await storage.projects.remove(tenantA, project), true);
     assert.equal(await storage.traces.get(tenantA, roots[2] as string), undefined);
     assert.equal(await storage.projects.remove(tenantA, project), false);
+    // A run written to the removed project afterwards (ingest had its id cached) is an orphan.
+    const late = randomUUID();
+    await storage.traces.write(
+      [post(tenantA, project, { id: late, name: "late", start_time: Date.now() })],
+      Date.now(),
+    );
+    assert.ok((await storage.traces.removeOrphans()) >= 1);
+    assert.equal(await storage.traces.get(tenantA, late), undefined);
   });
 
   it("projects: ensure answers the existing project of a name; a deployment adopts a project without one", async () => {

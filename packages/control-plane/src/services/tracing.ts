@@ -160,9 +160,13 @@ export class TracingService {
     await this.#sweeping;
   }
 
-  /** Applies retention once: runs past the age limit go, then each project's oldest traces until it fits. */
+  /**
+   * Applies retention once: runs of deleted projects and runs past the age limit go, then each
+   * project's oldest traces until it fits.
+   */
   async sweep(now = Date.now()): Promise<{ removed: number }> {
-    let removed = 0;
+    // Runs an ingest request wrote to a project deleted meanwhile (its id was still cached).
+    let removed = await this.storage.traces.removeOrphans();
     if (this.retention.maxAgeMs > 0)
       removed += await this.storage.traces.removeOlderThan(now - this.retention.maxAgeMs);
     if (this.retention.maxProjectBytes > 0) {

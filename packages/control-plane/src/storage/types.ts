@@ -197,6 +197,8 @@ export interface TraceStore {
   projectSizes(): Promise<Array<{ project_id: string; runs: number; bytes: number }>>;
   /** Removes runs that started (or, never started, arrived) before `cutoffMs`; how many went. */
   removeOlderThan(cutoffMs: number): Promise<number>;
+  /** Removes runs whose project is gone (written while its deletion was not yet known); how many went. */
+  removeOrphans(): Promise<number>;
   /** Removes a project's `count` oldest traces, whole; how many runs went. */
   removeOldestTraces(projectId: string, count: number): Promise<number>;
 }

@@ -195,6 +195,15 @@ export class SqlTraceStore implements TraceStore {
     return Number(result.numDeletedRows);
   }
 
+  async removeOrphans(): Promise<number> {
+    const result = await this.db
+      .deleteFrom("tracing_runs")
+      .where("project_id", "is not", null)
+      .where("project_id", "not in", this.db.selectFrom("tracing_projects").select("id"))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async removeOldestTraces(projectId: string, count: number): Promise<number> {
     const oldest = await this.db
       .selectFrom("tracing_runs")
