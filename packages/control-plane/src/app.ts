@@ -141,7 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(listenerRoutes(deps.listeners, deps.config.listenerTimeoutMs));
     await api.register(integrationRoutes(deps.integrations));
     await api.register(deploymentRoutes(deps.deployments));
-    await api.register(pushTokenRoutes(deps.deployments));
+    await api.register(pushTokenRoutes(deps.deployments, deps.config.registry));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.tracing));
     await api.register(templateRoutes(deps.templates));

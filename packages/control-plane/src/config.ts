@@ -27,6 +27,11 @@ export interface ControlPlaneConfig {
   readonly gitHosts: ReadonlyArray<GitHostConfig>;
   /** How often the provisioner retries work that failed. */
   readonly provisionIntervalMs: number;
+  /**
+   * The container registry push-token hands out (BERTH_REGISTRY_URL, BERTH_REGISTRY_TOKEN): where
+   * `langgraph deploy` pushes internal_container images; null: none (push-token answers 400).
+   */
+  readonly registry: { readonly url: string; readonly token: string } | null;
   /** A listener that has not polled for this long shows as DISCONNECTED (BERTH_LISTENER_TIMEOUT_SECS). */
   readonly listenerTimeoutMs: number;
   /** How often build_on_push branches are checked for new commits (BERTH_PUSH_POLL_SECS; 0: webhook only). */
@@ -126,6 +131,7 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
       50,
       3_600_000,
     ),
+    registry: registry(env.BERTH_REGISTRY_URL, env.BERTH_REGISTRY_TOKEN),
     listenerTimeoutMs:
       integer("BERTH_LISTENER_TIMEOUT_SECS", env.BERTH_LISTENER_TIMEOUT_SECS ?? 30, 1, 86_400) * 1000,
     pushPollMs: integer("BERTH_PUSH_POLL_SECS", env.BERTH_PUSH_POLL_SECS ?? 60, 0, 86_400) * 1000,
@@ -198,6 +204,25 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
         env.npm_config_cache ?? env.NPM_CONFIG_CACHE ?? (env.HOME ? path.join(env.HOME, ".npm") : null),
     }),
   });
+}
+
+function registry(url: string | undefined, token: string | undefined) {
+  if (!url?.trim() && !token?.trim()) return null;
+  if (!url?.trim() || !token?.trim()) {
+    throw new Error(
+      "BERTH_REGISTRY_URL and BERTH_REGISTRY_TOKEN go together (the registry and its push token).",
+    );
+  }
+  const host = url
+    .trim()
+    .replace(/^https?:\/\//, "")
+    .replace(/\/+$/, "");
+  if (!/^[A-Za-z0-9.-]+(:\d+)?(\/[a-z0-9._/-]+)?$/.test(host)) {
+    throw new Error(
+      `Invalid BERTH_REGISTRY_URL: ${url} (expected a registry host with an optional path, e.g. registry.example.com/agents)`,
+    );
+  }
+  return Object.freeze({ url: host, token: token.trim() });
 }
 
 function choice(name: string, value: string | undefined): "auto" | "on" | "off" {

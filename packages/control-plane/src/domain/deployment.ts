@@ -60,11 +60,15 @@ export function toSourceRevisionConfig(
 }
 
 /**
- * Whether a data-plane listener runs the deployment (an external_container with a listener_id):
+ * Whether a data-plane listener runs the deployment (an external_container with a listener_id, or
+ * an internal_container the control plane placed on its workspace's listener):
  * its revisions wait at AWAITING_DEPLOY for the listener, which reports their progress.
  */
 export function runsOnListener(deployment: Pick<Deployment, "source" | "source_config">): boolean {
-  return deployment.source === "external_container" && deployment.source_config.listener_id !== null;
+  return (
+    (deployment.source === "external_container" || deployment.source === "internal_container") &&
+    deployment.source_config.listener_id !== null
+  );
 }
 
 /** Whether a revision names something to build or deploy. */

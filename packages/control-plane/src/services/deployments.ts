@@ -39,7 +39,7 @@ export class DeploymentService {
     );
     const { revision } = planned;
     // Answered in the vocabulary it was created in, for good (PATCHes in the other one do not move it).
-    const deployment: Deployment = { ...planned.deployment, vocabulary };
+    const deployment: Deployment = await this.#placeOnListener({ ...planned.deployment, vocabulary });
     await this.storage.deployments.create(deployment, revision, {
       id: stamp.newId(),
       tenant_id: tenantId,
@@ -49,6 +49,28 @@ export class DeploymentService {
     });
     this.doorbell.kick();
     return deployment;
+  }
+
+  /**
+   * An internal_container deployment (an image pushed to the operator's registry) runs on the
+   * workspace's data plane when it has exactly one listener: placed in that listener's first
+   * namespace. Without one it stays unplaced (the local runtime cannot run images).
+   */
+  async #placeOnListener(deployment: Deployment): Promise<Deployment> {
+    if (deployment.source !== "internal_container" || deployment.source_config.listener_id !== null) {
+      return deployment;
+    }
+    const listeners = await this.storage.listeners.list(deployment.tenant_id, { limit: 2, offset: 0 });
+    const [only] = listeners;
+    if (listeners.length !== 1 || !only) return deployment;
+    return {
+      ...deployment,
+      source_config: {
+        ...deployment.source_config,
+        listener_id: only.id,
+        listener_config: { cluster_namespace: only.compute_config.cluster_namespaces?.[0] ?? null },
+      },
+    };
   }
 
   /** One page of the tenant's deployments, newest first; `offset` is the next one to ask for. */

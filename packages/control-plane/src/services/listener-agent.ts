@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { runsOnListener } from "../domain/deployment.js";
 import { isDeleting } from "../domain/deployment-status.js";
 import { secretRedactor } from "../domain/redact.js";
 import { normalizeResourceSpec } from "../domain/resource-spec.js";
@@ -102,7 +103,7 @@ export class ListenerAgentService {
     await this.storage.listeners.touch(listener.id, new Date().toISOString());
     const deployments: DesiredDeployment[] = [];
     for (const deployment of await this.storage.deployments.listByListener(listener.tenant_id, listener.id)) {
-      if (deployment.source !== "external_container" || isDeleting(deployment.status)) continue;
+      if (!runsOnListener(deployment) || isDeleting(deployment.status)) continue;
       const namespace = namespaceOf(deployment, listener);
       const revision = await this.#target(deployment);
       deployments.push({
