@@ -8,4 +8,12 @@ export const dashboardDir = fileURLToPath(new URL("./dist/", import.meta.url));
  * URL patterns the single-page app renders (the server answers index.html for them). A new page
  * under a new top-level path adds its pattern here.
  */
-export const pagePatterns = ["/", "/deployments", "/deployments/*", "/o/*", "/settings"];
+export const pagePatterns = [
+  "/",
+  "/deployments",
+  "/deployments/*",
+  "/tracing-projects",
+  "/tracing-projects/*",
+  "/o/*",
+  "/settings",
+];

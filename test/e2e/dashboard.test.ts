@@ -149,6 +149,35 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     await screenshot(page, "dashboard-metrics");
   });
 
+  it("traces (issue 17): a thread's run links to its trace; a trace shows the tree, the model call's tokens, the tool call", async () => {
+    await page.goto(`${cp.url}/deployments/${example.id}/threads`);
+    await page.locator("#threads li a").first().click();
+    await page.click("#thread-detail button:has-text('runs')");
+    const link = page.locator("#runs a", { hasText: "Trace" }).first();
+    await link.waitFor();
+    assert.match((await link.getAttribute("href")) ?? "", /\/traces\?run_id=/);
+    await link.click();
+    // The only trace of that agent run opens by itself (once its runs have arrived).
+    await page.locator("#trace #run-tree tr").first().waitFor({ timeout: 60_000 });
+
+    // The chat's weather question: a trace with tokens, its model calls and the tool call.
+    await page.goto(`${cp.url}/deployments/${example.id}/traces`);
+    const withTokens = page.locator("#traces tr[data-tokens]:not([data-tokens='0']) a").first();
+    await withTokens.waitFor({ timeout: 60_000 });
+    await withTokens.click();
+    await page.locator("#run-tree tr[data-run-type=tool][data-run=get_weather]").waitFor();
+    await page.locator("#run-tree tr[data-run=agent]").first().waitFor();
+    await page.locator("#run-tree tr[data-run=tools]").first().waitFor();
+    await page.locator("#run-tree tr[data-run-type=llm] button").first().click();
+    const detail = page.locator("#run-detail");
+    await detail.locator("text=/\\d+ tokens \\(prompt \\d+, completion \\d+\\)/").waitFor();
+    assert.match(await detail.innerText(), /Lisbon/);
+    await screenshot(page, "dashboard-trace");
+    // The workspace's tracing projects list names the deployment's project.
+    await page.click("header.top a:has-text('Tracing')");
+    await page.locator("#tracing-projects tr[data-project=example-agent]").waitFor();
+  });
+
   it("a changed secret makes a new revision, followed to DEPLOYED", async () => {
     await page.goto(`${cp.url}/deployments/${example.id}`);
     await page.locator("#revisions li").first().waitFor();

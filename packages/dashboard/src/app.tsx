@@ -74,6 +74,7 @@ function SignedIn({ signed, setSigned }: { signed: Signed; setSigned(s: Signed |
         </a>
         <nav>
           <a href="/">Deployments</a>
+          <a href="/tracing-projects">Tracing</a>
           <a href="/docs" data-external>
             API docs
           </a>

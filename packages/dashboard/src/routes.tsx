@@ -6,6 +6,7 @@ import { DeploymentPage } from "./pages/deployment.js";
 import { DeploymentsList } from "./pages/deployments.js";
 import { NotFound } from "./pages/not-found.js";
 import { StatusLink } from "./pages/status-link.js";
+import { TracingProjectPage, TracingProjectsList } from "./pages/tracing-projects.js";
 import { matchPath } from "./router.js";
 
 interface Route {
@@ -21,6 +22,8 @@ const ROUTES: Route[] = [
     pattern: "/deployments/:id/:tab?",
     render: (p) => <DeploymentPage id={p.id ?? ""} tab={p.tab ?? "overview"} />,
   },
+  { pattern: "/tracing-projects", render: () => <TracingProjectsList /> },
+  { pattern: "/tracing-projects/:id", render: (p) => <TracingProjectPage id={p.id ?? ""} /> },
   // The official CLI's status link (`langgraph deploy` prints it).
   {
     pattern: "/o/:tenant/host/deployments/:id",

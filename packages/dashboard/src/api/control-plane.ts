@@ -1,5 +1,15 @@
 import { errorFromBody } from "./errors.js";
-import type { Deployment, LogEntry, Page, Revision, Template, Workspace } from "./types.js";
+import type {
+  Deployment,
+  LogEntry,
+  Page,
+  Revision,
+  Template,
+  Trace,
+  TraceSummary,
+  TracingProject,
+  Workspace,
+} from "./types.js";
 
 /** What the browser holds for the session: the API key and the workspace it acts in. */
 export interface Credentials {
@@ -28,6 +38,15 @@ export interface LogQuery {
   level?: string;
   limit?: number;
   order?: "asc" | "desc";
+}
+
+/** Filters of a project's traces. */
+export interface TraceFilter {
+  status?: string;
+  threadId?: string;
+  runId?: string;
+  limit?: number;
+  offset?: number;
 }
 
 /** The typed client of the control plane's API (same origin; the key in a header, never a cookie). */
@@ -124,6 +143,39 @@ export class ControlPlaneClient {
     if (query.offset) q.set("offset", query.offset);
     if (query.level) q.set("level", query.level);
     return this.request("GET", `${revisionPath(deploymentId, revisionId)}/logs?${q}`);
+  }
+
+  tracingProjects(
+    filter: { name?: string; limit?: number; offset?: number } = {},
+  ): Promise<Page<TracingProject>> {
+    const q = new URLSearchParams({ limit: String(filter.limit ?? 100) });
+    if (filter.name) q.set("name", filter.name);
+    if (filter.offset) q.set("offset", String(filter.offset));
+    return this.request("GET", `/v2/tracing-projects?${q}`);
+  }
+
+  tracingProject(id: string): Promise<TracingProject> {
+    return this.request("GET", `/v2/tracing-projects/${encodeURIComponent(id)}`);
+  }
+
+  deleteTracingProject(id: string): Promise<void> {
+    return this.request("DELETE", `/v2/tracing-projects/${encodeURIComponent(id)}`);
+  }
+
+  traces(projectId: string, filter: TraceFilter = {}): Promise<Page<TraceSummary>> {
+    const q = new URLSearchParams({ limit: String(filter.limit ?? 50) });
+    if (filter.status) q.set("status", filter.status);
+    if (filter.threadId) q.set("thread_id", filter.threadId);
+    if (filter.runId) q.set("run_id", filter.runId);
+    if (filter.offset) q.set("offset", String(filter.offset));
+    return this.request("GET", `/v2/tracing-projects/${encodeURIComponent(projectId)}/traces?${q}`);
+  }
+
+  trace(projectId: string, traceId: string): Promise<Trace> {
+    return this.request(
+      "GET",
+      `/v2/tracing-projects/${encodeURIComponent(projectId)}/traces/${encodeURIComponent(traceId)}`,
+    );
   }
 
   templates(): Promise<{ resources: Template[] }> {

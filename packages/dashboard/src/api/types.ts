@@ -109,3 +109,62 @@ export interface ValidationIssue {
   msg: string;
   type: string;
 }
+
+/** A tracing project (`GET /v2/tracing-projects`). */
+export interface TracingProject {
+  id: string;
+  tenant_id: string;
+  name: string;
+  deployment_id: string | null;
+  created_at: string;
+}
+
+/** A run's status as traces report it. */
+export type RunStatus = "success" | "error" | "pending";
+
+/** A trace in a project's list: its root run and the tree's totals. */
+export interface TraceSummary {
+  trace_id: string;
+  name: string | null;
+  run_type: string | null;
+  status: RunStatus;
+  error: string | null;
+  start_time: string | null;
+  end_time: string | null;
+  latency_ms: number | null;
+  thread_id: string | null;
+  run_id: string | null;
+  graph_id: string | null;
+  run_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** A run of a trace with its children. */
+export interface RunNode {
+  id: string;
+  parent_run_id: string | null;
+  name: string | null;
+  run_type: string | null;
+  status: RunStatus;
+  error: string | null;
+  start_time: string | null;
+  end_time: string | null;
+  latency_ms: number | null;
+  inputs: unknown;
+  outputs: unknown;
+  metadata: Record<string, unknown>;
+  tags: string[];
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  children: RunNode[];
+}
+
+/** One trace as a tree (`GET /v2/tracing-projects/{id}/traces/{trace_id}`). */
+export interface Trace extends Omit<TraceSummary, "name" | "run_type" | "error"> {
+  project_id: string | null;
+  root: RunNode | null;
+  orphans: RunNode[];
+}

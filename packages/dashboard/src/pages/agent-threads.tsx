@@ -179,6 +179,7 @@ function ThreadDetail(props: {
               <th>Status</th>
               <th>Assistant</th>
               <th>Created</th>
+              <th />
             </tr>
           </thead>
           <tbody>
@@ -190,6 +191,9 @@ function ThreadDetail(props: {
                 </td>
                 <td class="mono">{shortId(r.assistant_id)}</td>
                 <td>{when(r.created_at)}</td>
+                <td>
+                  <a href={`/deployments/${props.deploymentId}/traces?run_id=${r.run_id}`}>Trace</a>
+                </td>
               </tr>
             ))}
           </tbody>

@@ -8,6 +8,7 @@ import { AgentMetrics } from "./agent-metrics.js";
 import { AgentThreads } from "./agent-threads.js";
 import { DeploymentLogs } from "./deployment-logs.js";
 import { DeploymentOverview } from "./deployment-overview.js";
+import { DeploymentTraces } from "./tracing-projects.js";
 
 /** What a deployment's tabs receive. */
 export interface DeploymentView {
@@ -21,11 +22,12 @@ const TABS = [
   { id: "overview", label: "Overview" },
   { id: "logs", label: "Logs" },
   { id: "threads", label: "Threads & runs" },
+  { id: "traces", label: "Traces" },
   { id: "chat", label: "Chat" },
   { id: "metrics", label: "Metrics" },
 ];
 
-/** A deployment: overview (revisions, secrets, URL), logs, and the agent's threads, chat and metrics. */
+/** A deployment: overview (revisions, secrets, URL), logs, the agent's threads, traces, chat and metrics. */
 export function DeploymentPage({ id, tab }: { id: string; tab: string }) {
   const { client } = useSession();
   const loaded = useLoad(async () => {
@@ -71,6 +73,7 @@ export function DeploymentPage({ id, tab }: { id: string; tab: string }) {
       {tab === "overview" && <DeploymentOverview {...view} />}
       {tab === "logs" && <DeploymentLogs {...view} />}
       {tab === "threads" && <AgentThreads {...view} />}
+      {tab === "traces" && <DeploymentTraces {...view} />}
       {tab === "chat" && <AgentChat {...view} />}
       {tab === "metrics" && <AgentMetrics {...view} />}
       {!TABS.some((t) => t.id === tab) && <p>No such tab.</p>}
