@@ -81,24 +81,16 @@ try {
     await page.fill("input[name=api-key]", KEY);
     const started = Date.now();
     await page.click("button[type=submit]");
-    await page.waitForFunction(
-      `document.querySelectorAll("#deployments tbody tr").length === ${COUNT}`,
-      null,
-      {
-        timeout: 60_000,
-        polling: "raf",
-      },
-    );
+    // Locators, not waitForFunction: the page's CSP forbids evaluating strings.
+    const rows = page.locator("#deployments tbody tr");
+    await rows.nth(COUNT - 1).waitFor({ state: "attached", timeout: 60_000 });
     listMs.push(Date.now() - started);
     // Every row's latest revision status has arrived (an unknown one renders data-status="").
-    await page.waitForFunction(
-      `document.querySelector("#deployments .badge[data-status='']") === null`,
-      null,
-      {
-        timeout: 120_000,
-        polling: 100,
-      },
-    );
+    await page
+      .locator("#deployments .badge[data-status='']")
+      .first()
+      .waitFor({ state: "detached", timeout: 120_000 });
+    if ((await rows.count()) !== COUNT) throw new Error(`expected ${COUNT} rows, got ${await rows.count()}`);
     statusesMs.push(Date.now() - started);
     await context.close();
   }

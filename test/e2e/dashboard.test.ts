@@ -3,10 +3,13 @@
 // an interrupt resumed, a secret changed into a new revision, the official CLI's status link.
 // Screenshots of the main pages go to docs/screens/ (linked from the README).
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { packDirectory } from "@berth-platform/testkit";
 import type { Browser, Page } from "playwright-core";
 import { browserMissing, launchChromium, screenshot, watchErrors } from "./browser-helpers.js";
-import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
+import { ControlPlaneUnderTest, LINK_INSTALL, RUNTIME_PROJECT } from "./control-plane-helpers.js";
 
 const KEY = "e2e-dashboard-key-0123456789abcdef";
 const missing = browserMissing();
@@ -199,10 +202,48 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     assert.doesNotMatch(await page.content(), /s3cr3t-value-from-the-browser/);
   });
 
+  it("creates a deployment from an uploaded archive (the upload-url flow), which reaches DEPLOYED", async () => {
+    const archive = path.join(cp.temp.dir, "project.tar.gz");
+    fs.writeFileSync(archive, packDirectory(RUNTIME_PROJECT));
+    await page.goto(`${cp.url}/deployments/new`);
+    await page.check("input[name=kind][value=upload]");
+    await page.fill("input[name=name]", "uploaded-agent");
+    await page.setInputFiles("input[name=archive]", archive);
+    await page.fill("input[name=graph_config_path]", "graph.json");
+    await page.fill("input[name=install_command]", LINK_INSTALL);
+    await page.click("button[type=submit]");
+    await page.locator("h1", { hasText: "uploaded-agent" }).waitFor();
+    await page.locator("#revisions li[data-status=DEPLOYED]").waitFor({ timeout: 120_000 });
+    const [deployment] = (await cp.get("/v2/deployments?name=uploaded-agent")).resources;
+    assert.equal(deployment.source, "internal_source");
+    assert.match(deployment.source_revision_config.source_tarball_path, /./);
+  });
+
   it("the official CLI's status link opens the deployment page", async () => {
     await page.goto(`${cp.url}/o/${example.tenant_id}/host/deployments/${example.id}`);
     await page.waitForURL(`${cp.url}/deployments/${example.id}`);
     await page.locator("h1", { hasText: "example-agent" }).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  it("a key of two workspaces gets a switcher; each workspace shows its own deployments", async () => {
+    const created = await cp.api("POST", "/api/v1/workspaces", { display_name: "staging" });
+    assert.equal(created.status, 201, JSON.stringify(created.json));
+    // A new tab of this origin signs in again (the key's workspaces are read at sign-in).
+    await page.evaluate("sessionStorage.clear()");
+    await page.goto(`${cp.url}/`);
+    await page.fill("input[name=api-key]", KEY);
+    await page.click("button[type=submit]");
+    const switcher = page.locator("select[aria-label=Workspace]");
+    await switcher.waitFor();
+    await page.locator("tr[data-deployment=example-agent]").waitFor();
+    await switcher.selectOption(created.json.id);
+    await page.locator(".empty", { hasText: "No deployments" }).waitFor();
+    assert.equal(await page.locator("tr[data-deployment=example-agent]").count(), 0);
+    // The status link of a deployment in the other workspace switches back to it.
+    await page.goto(`${cp.url}/o/${example.tenant_id}/host/deployments/${example.id}`);
+    await page.locator("h1", { hasText: "example-agent" }).waitFor();
+    assert.equal(await switcher.inputValue(), example.tenant_id);
     assert.deepEqual(errors, []);
   });
 });
