@@ -7,6 +7,8 @@ import { useOwnDepsServer } from "./own-deps-helpers.js";
 
 /** A node_version whose major is not the running Node's, so the start-up warning must appear. */
 const OTHER_NODE = String(Number(process.versions.node.split(".")[0]) + 1);
+/** The server's body limit in these tests: the project's own routes must keep to it too. */
+const BODY_LIMIT = 64 * 1024;
 
 type Schema = { properties?: Record<string, Record<string, unknown>>; required?: string[] };
 
@@ -17,11 +19,15 @@ type Schema = { properties?: Record<string, Record<string, unknown>>; required?:
  */
 describe("project features of the official JS server (issue 10)", () => {
   // Parsing TypeScript types takes seconds, many more on a loaded CI machine: no 30 s cut-off here.
-  const project = useOwnDepsServer("features", { LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: "300000" }, (dir) => {
-    const file = path.join(dir, "graph.json");
-    const config = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
-    fs.writeFileSync(file, JSON.stringify({ ...config, node_version: OTHER_NODE }));
-  });
+  const project = useOwnDepsServer(
+    "features",
+    { LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: "300000", BERTH_BODY_LIMIT_BYTES: String(BODY_LIMIT) },
+    (dir) => {
+      const file = path.join(dir, "graph.json");
+      const config = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+      fs.writeFileSync(file, JSON.stringify({ ...config, node_version: OTHER_NODE }));
+    },
+  );
   const url = (p: string) => `${project.server().url}${p}`;
   const seenHeaders = async (headers: Record<string, string>) => {
     const client = new Client({ apiUrl: project.server().url, defaultHeaders: headers });
@@ -74,6 +80,29 @@ describe("project features of the official JS server (issue 10)", () => {
     });
     assert.deepEqual(await echo.json(), { echoed: { a: [1, 2] } });
     assert.equal((await fetch(url("/custom/missing"))).status, 404);
+  });
+
+  it("holds the project's http.app routes to the server's body limit, declared or streamed", async () => {
+    const big = JSON.stringify({ pad: "x".repeat(BODY_LIMIT) });
+    const declared = await fetch(url("/custom/echo"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: big,
+    });
+    assert.equal(declared.status, 413);
+    const bytes = new TextEncoder().encode(big);
+    const streamed = await fetch(url("/custom/echo"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 8192) controller.enqueue(bytes.slice(i, i + 8192));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(streamed.status, 413);
   });
 
   it("runs the http.app middleware on core routes: it can answer, change headers and see bodies, like the official JS server", async () => {

@@ -93,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   app.decorate("configurableHeaderPolicy", deps.projectHttp?.headers ?? null);
   // The project's own app goes in front of the core routes (after CORS, the agent token and auth).
-  if (deps.projectHttp?.app) registerProjectApp(app, deps.projectHttp.app);
+  if (deps.projectHttp?.app) registerProjectApp(app, deps.projectHttp.app, deps.config.bodyLimitBytes);
   const off = deps.projectHttp?.disabled;
   await app.register(systemRoutes(deps.info, deps.metrics, deps.queueProbe, off?.meta));
   if (!off?.assistants) await app.register(assistantRoutes(deps.assistants, deps.threads));

@@ -54,8 +54,14 @@ type Env = { incoming: IncomingMessage; outgoing: unknown; [CORE]: (request: Req
 class LazyBody {
   readonly consumed: Buffer[] = [];
   private iterator: AsyncIterator<Buffer> | undefined;
+  private size = 0;
+  /** Set when the body went past the limit: the request is answered 413 whatever the app did. */
+  tooLarge = false;
 
-  constructor(private readonly raw: IncomingMessage) {}
+  constructor(
+    private readonly raw: IncomingMessage,
+    private readonly limit: number,
+  ) {}
 
   get used(): boolean {
     return this.iterator !== undefined;
@@ -68,8 +74,12 @@ class LazyBody {
         pull: async (controller) => {
           this.iterator ??= this.raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
           const next = await this.iterator.next();
+          if (!next.done) this.size += next.value.length;
           if (next.done) controller.close();
-          else {
+          else if (this.size > this.limit) {
+            this.tooLarge = true;
+            controller.error(new Error("Request body is too large"));
+          } else {
             this.consumed.push(next.value);
             controller.enqueue(new Uint8Array(next.value));
           }
@@ -100,7 +110,7 @@ class LazyBody {
  * instead, or add headers to the core's response. Runs after CORS, the agent token and custom auth
  * (the official server's order too); the core route then runs as usual, streaming included.
  */
-export function registerProjectApp(app: FastifyInstance, project: HonoLike): void {
+export function registerProjectApp(app: FastifyInstance, project: HonoLike, bodyLimit: number): void {
   // A Hono of the project's own copy, so `route` composes the project's app as Hono itself would.
   const outer = new (project.constructor as new () => HonoLike)();
   outer.route("/", project);
@@ -113,12 +123,20 @@ export function registerProjectApp(app: FastifyInstance, project: HonoLike): voi
 
   app.addHook("onRequest", async (request, reply) => {
     const raw = request.raw;
+    // The rest of an oversized body is read and dropped, so the client gets the 413 rather than a
+    // reset mid-upload (the request timeout still bounds a client that never stops).
+    const tooLarge = () => {
+      raw.resume();
+      return reply.code(413).send({ detail: "Request body is too large" });
+    };
+    // The server's body limit holds for the project's routes too (Fastify's parser never sees them).
+    if (Number(raw.headers["content-length"] ?? 0) > bodyLimit) return tooLarge();
     const headers = new Headers();
     for (const [name, value] of Object.entries(raw.headers)) {
       if (typeof value === "string") headers.set(name, value);
       else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
     }
-    const body = new LazyBody(raw);
+    const body = new LazyBody(raw, bodyLimit);
     const hasBody = request.method !== "GET" && request.method !== "HEAD";
     const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, {
       method: request.method,
@@ -134,6 +152,7 @@ export function registerProjectApp(app: FastifyInstance, project: HonoLike): voi
       },
     };
     const response = await outer.fetch(webRequest, env);
+    if (body.tooLarge) return tooLarge();
 
     if (core === undefined) {
       // The project's app answered (its own route, or middleware that stopped the request).
