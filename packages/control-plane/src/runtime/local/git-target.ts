@@ -110,6 +110,10 @@ function discoveryRedirect(
         method: "GET",
         headers: { "user-agent": "git/2 (berth)", "git-protocol": "version=2" },
         timeout: timeoutMs,
+        // A fresh connection per discovery: Node 20's global agent keeps sockets alive, and a
+        // pooled socket the server is closing (its keep-alive timeout) fails with "socket hang
+        // up" (seen in CI under load); a pooled socket would also skip the pinned lookup below.
+        agent: false,
         lookup: (_hostname, opts, callback) => {
           const first = addresses[0] as LookupAddress;
           if ((opts as { all?: boolean }).all)
