@@ -7,6 +7,7 @@ import type { Checkpoint } from "@langchain/langgraph-sdk";
 import { useOwnDepsServer } from "./own-deps-helpers.js";
 
 const ctx = useOwnDepsServer("esm");
+const ask = (content: string) => ({ messages: [{ role: "user", content }] });
 
 async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -113,5 +114,43 @@ describe("thread state and streams of a project with its own node_modules (issue
       checkpoint_ns: `inner:${inner.id}`,
       checkpoint_map: null,
     });
+  });
+
+  it("a factory graph is built with the thread's config on the state endpoints, which records the run's config, like the official JS server (defect 7)", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    const last = (values: unknown) =>
+      (values as { messages: Array<{ content: string }> }).messages.at(-1)?.content;
+    const first = await client.runs.wait(thread.thread_id, "factory", {
+      input: ask("hi"),
+      config: { configurable: { model_name: "m1" } },
+    });
+    assert.equal(last(first), "answered by m1");
+    assert.deepEqual((await client.threads.get(thread.thread_id)).config, {
+      configurable: { model_name: "m1" },
+    });
+
+    // The factory throws without configurable.model_name: these read and write through it.
+    assert.equal(last((await client.threads.getState(thread.thread_id)).values), "answered by m1");
+    const history = await client.threads.getHistory(thread.thread_id);
+    assert.ok(history.length >= 2, `history (got ${history.length})`);
+    const updated = await client.threads.updateState(thread.thread_id, {
+      values: { messages: [{ role: "ai", content: "edited" }] },
+      asNode: "reply",
+    });
+    assert.equal(
+      typeof (updated as unknown as { checkpoint: Checkpoint }).checkpoint.checkpoint_id,
+      "string",
+    );
+    assert.equal(last((await client.threads.getState(thread.thread_id)).values), "edited");
+    await assert.rejects(
+      client.threads.updateState(thread.thread_id, { values: { messages: [] }, asNode: "no-such-node" }),
+      (error: { status?: number }) => error.status === 422,
+      "an invalid update is a 422, not a 500",
+    );
+
+    // A later run without config keeps the thread's: the factory is built for model m1 again.
+    const second = await client.runs.wait(thread.thread_id, "factory", { input: ask("again") });
+    assert.equal(last(second), "answered by m1");
   });
 });

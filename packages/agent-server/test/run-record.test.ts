@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Assistant } from "@berth-platform/schemas";
-import { buildRunRecord } from "../src/domain/run-record.js";
+import { buildRunRecord, threadConfigAfterRun } from "../src/domain/run-record.js";
 
 const assistant: Assistant = {
   assistant_id: "a-1",
@@ -80,5 +80,39 @@ describe("buildRunRecord", () => {
     assert.equal(run.available_at, now + 2500);
     assert.equal(run.multitask_strategy, "reject");
     assert.deepEqual(run.kwargs.stream_mode, ["updates"]);
+  });
+});
+
+describe("buildRunRecord and the thread's config", () => {
+  it("takes only the thread's configurable, not its other keys (an earlier run's recursion_limit)", () => {
+    const run = buildRunRecord({
+      runId: "r-2",
+      threadId: "t-1",
+      assistant,
+      threadConfig: { recursion_limit: 3, configurable: { region: "eu" } },
+      body: { assistant_id: "agent", input: null },
+      caller: { userId: "" },
+      defaultStrategy: "enqueue",
+      temporary: false,
+      nowMs: 0,
+    });
+    const config = run.kwargs.config as { recursion_limit?: number; configurable: Record<string, unknown> };
+    assert.equal(config.recursion_limit, undefined);
+    assert.equal(config.configurable.region, "eu");
+  });
+});
+
+describe("threadConfigAfterRun", () => {
+  it("records assistant ← thread ← request config, configurable merged, without the server's auth keys", () => {
+    const config = threadConfigAfterRun(
+      assistant,
+      { recursion_limit: 9, configurable: { model: "thread", region: "eu" } },
+      { tags: ["req"], configurable: { model: "request", langgraph_auth_user_id: "mallory" } },
+    );
+    assert.deepEqual(config, {
+      tags: ["req"],
+      recursion_limit: 9,
+      configurable: { model: "request", temperature: 0, region: "eu" },
+    });
   });
 });

@@ -200,6 +200,26 @@ export function runStoreCases(target: StorageTarget): void {
       assert.equal(await storage.runs.countPending(), 1);
     });
 
+    it("a run's config becomes its thread's config unless a run is active (official servers)", async () => {
+      const storage = await open();
+      const create = (runId: string, model: string) =>
+        storage.runs.create({
+          run: newRun(runId, "T"),
+          createThreadIfMissing: true,
+          threadMetadata: {},
+          threadConfig: { configurable: { model } },
+          decide: (active) => decideMultitask("enqueue", active),
+        });
+      await create("r1", "first");
+      assert.deepEqual((await storage.threads.get("T"))?.config, { configurable: { model: "first" } });
+      await create("r2", "second");
+      assert.deepEqual(
+        (await storage.threads.get("T"))?.config,
+        { configurable: { model: "first" } },
+        "an enqueued run leaves the config of the active one",
+      );
+    });
+
     it("concurrent reject creates on one thread: exactly one is accepted", async () => {
       const storage = await open();
       const results = await Promise.allSettled(

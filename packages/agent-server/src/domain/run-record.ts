@@ -49,8 +49,32 @@ function asObject(value: unknown): JsonObject {
 }
 
 /**
+ * The thread's config once a run is created on it, as the official servers record it: assistant
+ * config ← thread config ← request config, `configurable` merged the same way (without the keys
+ * only the server writes). Factory graphs are built with it on the state endpoints.
+ */
+export function threadConfigAfterRun(
+  assistant: Assistant,
+  threadConfig: JsonObject,
+  requestConfig: unknown,
+): JsonObject {
+  const request = asObject(requestConfig);
+  return {
+    ...assistant.config,
+    ...threadConfig,
+    ...request,
+    configurable: withoutReserved({
+      ...asObject(assistant.config.configurable),
+      ...asObject(threadConfig.configurable),
+      ...asObject(request.configurable),
+    }),
+  };
+}
+
+/**
  * The run record, with config merged as the official server does (reference §2.7):
- * assistant.config ← thread.config ← request config, then the server's own configurable keys.
+ * assistant.config ← request config, `configurable` assistant ← thread ← request, then the
+ * server's own configurable keys.
  */
 export function buildRunRecord(input: RunRecordInput): NewRun {
   const { body, assistant, threadConfig } = input;
@@ -79,9 +103,10 @@ export function buildRunRecord(input: RunRecordInput): NewRun {
     assistant_id: assistant.assistant_id,
     checkpoint_id: body.checkpoint_id ?? asObject(body.checkpoint).checkpoint_id ?? null,
   };
+  // Only the thread's `configurable` carries over to its runs (the official JS server's merge): its
+  // other keys, e.g. an earlier run's `recursion_limit`, do not.
   const config: JsonObject = {
     ...assistant.config,
-    ...threadConfig,
     ...requestConfig,
     metadata: { ...asObject(requestConfig.metadata), created_by: "system" },
     configurable,

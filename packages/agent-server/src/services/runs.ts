@@ -6,7 +6,7 @@ import type {
   RunStatus,
 } from "@berth-platform/schemas";
 import { v7 as uuidv7 } from "uuid";
-import { buildRunRecord, type RunCaller } from "../domain/run-record.js";
+import { buildRunRecord, type RunCaller, threadConfigAfterRun } from "../domain/run-record.js";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { decideMultitask } from "../queue/multitask.js";
@@ -91,7 +91,8 @@ export class RunService {
     }
     const refusal = body.webhook ? this.deps.webhookPolicy.refuseUrl(body.webhook) : null;
     if (refusal) throw new ValidationError(`The webhook URL is refused: ${refusal}`);
-    const thread = options.createThread ? undefined : await threads.get(threadId);
+    // Read even when it may be created (`if_not_exists: create`): an existing thread's config counts.
+    const thread = await threads.get(threadId);
     if (!thread && !options.createThread) throw new NotFoundError(`Thread with ID ${threadId} not found`);
     const run = buildRunRecord({
       runId: uuidv7(),
@@ -109,6 +110,7 @@ export class RunService {
       run,
       createThreadIfMissing: options.createThread,
       threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+      threadConfig: threadConfigAfterRun(assistant, thread?.config ?? {}, body.config),
       decide: (active) => decideMultitask(strategy, active),
     });
     for (const displaced of result.displaced) {

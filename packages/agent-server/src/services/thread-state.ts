@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { toWire } from "../domain/serialize.js";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
+import { toLangGraphConfig } from "../execution/run-graph.js";
 import { emptyThreadState, interruptsByTask, toThreadState } from "../execution/state.js";
 import type { GraphRegistry, RunnableGraph } from "../graphs/registry.js";
 import type { ThreadStore } from "../storage/types.js";
@@ -28,13 +29,21 @@ export class ThreadStateService {
     private readonly registry: GraphRegistry,
   ) {}
 
-  /** The graph a thread runs (bound at its first run), or undefined before that. */
+  /**
+   * The graph a thread runs (bound at its first run), or undefined before that. A factory graph is
+   * built with the thread's config (the one its runs recorded), as the official servers do.
+   */
   private async graphOf(threadId: string): Promise<RunnableGraph | undefined> {
     const thread = await this.threads.get(threadId);
     if (!thread) throw new NotFoundError(`Thread with ID ${threadId} not found`);
     const graphId = thread.metadata.graph_id;
     if (typeof graphId !== "string" || !this.registry.has(graphId)) return undefined;
-    return this.registry.getGraph(graphId, { configurable: { thread_id: threadId } });
+    const config = thread.config;
+    const configurable = {
+      ...(config.configurable as Record<string, unknown> | undefined),
+      thread_id: threadId,
+    };
+    return this.registry.getGraph(graphId, { ...toLangGraphConfig(config), configurable });
   }
 
   /**

@@ -44,6 +44,11 @@ export interface CreateRunRequest {
   createThreadIfMissing: boolean;
   /** Graph and assistant the thread is now bound to (merged into its metadata). */
   threadMetadata: JsonObject;
+  /**
+   * The run's config as the thread's `config` from now on (what factory graphs are built with on the
+   * state endpoints). Written only when the thread has no active run, as the official servers do.
+   */
+  threadConfig?: JsonObject;
   /** The multitask policy, asked inside the same transaction that inserts the run. */
   decide: (active: ActiveRun[]) => MultitaskDecision;
 }

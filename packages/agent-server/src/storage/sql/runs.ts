@@ -131,6 +131,9 @@ export class SqlRunStore implements RunStore {
           status: "busy",
           updated_at: now,
           metadata: JSON.stringify({ ...thread.metadata, ...request.threadMetadata }),
+          ...(request.threadConfig && active.length === 0
+            ? { config: JSON.stringify(request.threadConfig) }
+            : {}),
         })
         .where("thread_id", "=", run.thread_id)
         .execute();
