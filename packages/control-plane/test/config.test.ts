@@ -32,6 +32,31 @@ describe("control plane config", () => {
     assert.equal(parse({}, { BERTH_API_KEY: "env-key-0123456789" }).bootstrapApiKey, "env-key-0123456789");
   });
 
+  it("tracing: on by default with 14 days and 1 GiB per project; BERTH_TRACING=off and limits from the environment", () => {
+    const c = parse().tracing;
+    assert.equal(c.enabled, true);
+    assert.equal(c.retentionDays, 14);
+    assert.equal(c.projectMaxBytes, 1024 ** 3);
+    const set = parse(
+      {},
+      {
+        BERTH_TRACING: "off",
+        BERTH_TRACE_RETENTION_DAYS: "0",
+        BERTH_TRACE_QUEUE_RUNS: "10",
+        BERTH_TRACE_SWEEP_SECS: "5",
+      },
+    ).tracing;
+    assert.equal(set.enabled, false);
+    assert.equal(set.retentionDays, 0);
+    assert.equal(set.queueRuns, 10);
+    assert.equal(set.sweepIntervalMs, 5000);
+    assert.throws(
+      () => parse({}, { BERTH_TRACE_INGEST_LIMIT_BYTES: "12" }),
+      /BERTH_TRACE_INGEST_LIMIT_BYTES/,
+    );
+    assert.throws(() => parse({}, { BERTH_TRACING: "maybe" }), /BERTH_TRACING/);
+  });
+
   it("PostgreSQL only from --database-url or BERTH_DATABASE_URL, never plain DATABASE_URL", () => {
     const url = "postgresql://berth@db:5432/berth";
     assert.equal(parse().databaseUrl, null);
