@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
-import { useOwnDepsServer } from "./own-deps-helpers.js";
+import { OWN_DEPS_FIXTURES, useOwnDepsServer } from "./own-deps-helpers.js";
 
 /** A node_version whose major is not the running Node's, so the start-up warning must appear. */
 const OTHER_NODE = String(Number(process.versions.node.split(".")[0]) + 1);
@@ -191,5 +191,25 @@ describe("project features of the official JS server (issue 10)", () => {
       body: JSON.stringify({ name: "weather" }),
     });
     assert.equal(missing.status, 404);
+  });
+});
+
+describe("schemas of a CommonJS project's zod graph (issue 10, defect 1)", () => {
+  // The own-deps CommonJS fixture with the zod graph of the features fixture added: its graph loads
+  // through require(), so LangGraph's metadata sits in the CommonJS build's registry.
+  const project = useOwnDepsServer("commonjs", {}, (dir) => {
+    fs.copyFileSync(
+      path.join(OWN_DEPS_FIXTURES.features, "src/zod-state.ts"),
+      path.join(dir, "src/zod-state.ts"),
+    );
+    const file = path.join(dir, "graph.json");
+    const config = JSON.parse(fs.readFileSync(file, "utf8")) as { graphs: Record<string, string> };
+    config.graphs.zod_state = "./src/zod-state.ts:graph";
+    fs.writeFileSync(file, JSON.stringify(config));
+  });
+
+  it("reads withLangGraph metadata from the CommonJS build the graph used, like the official JS server", async () => {
+    const schemas = await project.client().assistants.getSchemas("zod_state");
+    assert.deepEqual((schemas.state_schema as Schema).properties?.messages, { langgraph_type: "messages" });
   });
 });
