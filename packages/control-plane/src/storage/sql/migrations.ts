@@ -233,6 +233,17 @@ const migrations = (d: SqlDialect): Record<string, Migration> => ({
       await db.schema.createIndex("tracing_runs_start").on("tracing_runs").column("start_ms").execute();
     },
   },
+  "0031_tracing_trace_index": {
+    // A trace's runs (the trace view, its totals in lists, the SDK's `trace` filter) are read by
+    // workspace and trace id, without the project: they need an index of their own.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createIndex("tracing_runs_tenant_trace")
+        .on("tracing_runs")
+        .columns(["tenant_id", "trace_id"])
+        .execute();
+    },
+  },
 });
 
 /** Feeds the in-code migrations, in `dialect`'s types, to Kysely's Migrator. */
