@@ -153,4 +153,65 @@ describe("thread state and streams of a project with its own node_modules (issue
     const second = await client.runs.wait(thread.thread_id, "factory", { input: ask("again") });
     assert.equal(last(second), "answered by m1");
   });
+
+  it("POST /threads with supersteps builds that history with bulk state updates, like the official servers (defect 8)", async () => {
+    const client = ctx.client();
+    const typed = (values: unknown) =>
+      (values as { messages: Array<{ type: string; content: string }> }).messages.map((m) => [
+        m.type,
+        m.content,
+      ]);
+    // The documented shape: an input step, the user's message as __start__, the reply as its node.
+    const thread = await client.threads.create({
+      graphId: "chat",
+      supersteps: [
+        { updates: [{ values: {}, asNode: "__input__" }] },
+        { updates: [{ values: { messages: [{ type: "human", content: "hi" }] }, asNode: "__start__" }] },
+        { updates: [{ values: { messages: [{ type: "ai", content: "hello" }] }, asNode: "model" }] },
+      ],
+    });
+    assert.equal(thread.status, "idle");
+    assert.deepEqual(typed(thread.values), [
+      ["human", "hi"],
+      ["ai", "hello"],
+    ]);
+    const state = await client.threads.getState(thread.thread_id);
+    assert.deepEqual(state.next, []);
+    const history = await client.threads.getHistory(thread.thread_id);
+    assert.deepEqual(
+      history.map((h) => [h.metadata?.source, h.metadata?.step]),
+      [
+        ["update", 1],
+        ["update", 0],
+        ["input", -1],
+      ],
+      "one checkpoint per superstep",
+    );
+    const after = await client.runs.wait(thread.thread_id, "chat", {
+      input: { messages: [{ role: "user", content: "again" }] },
+    });
+    assert.deepEqual(typed(after), [
+      ["human", "hi"],
+      ["ai", "hello"],
+      ["human", "again"],
+      ["ai", "Hello world"],
+    ]);
+
+    const refusedId = "00000000-0000-4000-8000-0000000000a8";
+    await assert.rejects(
+      client.threads.create({
+        threadId: refusedId,
+        graphId: "chat",
+        supersteps: [{ updates: [{ values: { messages: [] }, asNode: "no-such-node" }] }],
+      }),
+      (error: { status?: number }) => error.status === 422,
+    );
+    await assert.rejects(client.threads.get(refusedId), (error: { status?: number }) => error.status === 404);
+    await assert.rejects(
+      client.threads.create({ supersteps: [{ updates: [{ values: {}, asNode: "model" }] }] }),
+      (error: { status?: number; message?: string }) =>
+        error.status === 422 && /graph/.test(error.message ?? ""),
+      "supersteps need the thread's graph",
+    );
+  });
 });

@@ -73,19 +73,19 @@ export function runnableConfigFor(run: RunRecord, env: RunEnvironment): Runnable
   };
 }
 
+/** The API's `command` (`resume` / `update` / `goto`) as LangGraph's Command, or undefined when empty. */
+export function toCommand(command: unknown): Command | undefined {
+  const c = command as { resume?: unknown; update?: unknown; goto?: unknown } | null | undefined;
+  if (!c || (c.resume === undefined && c.update === undefined && c.goto === undefined)) return undefined;
+  return new Command({
+    ...(c.resume !== undefined ? { resume: c.resume } : {}),
+    ...(c.update !== undefined ? { update: c.update as Record<string, unknown> } : {}),
+    ...(c.goto !== undefined ? { goto: c.goto as string } : {}),
+  });
+}
+
 function graphInput(kwargs: RunKwargs): unknown {
-  const command = kwargs.command as { resume?: unknown; update?: unknown; goto?: unknown } | null;
-  if (
-    command &&
-    (command.resume !== undefined || command.update !== undefined || command.goto !== undefined)
-  ) {
-    return new Command({
-      ...(command.resume !== undefined ? { resume: command.resume } : {}),
-      ...(command.update !== undefined ? { update: command.update as Record<string, unknown> } : {}),
-      ...(command.goto !== undefined ? { goto: command.goto as string } : {}),
-    });
-  }
-  return kwargs.input ?? null;
+  return toCommand(kwargs.command) ?? kwargs.input ?? null;
 }
 
 /**

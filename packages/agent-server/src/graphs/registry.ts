@@ -18,6 +18,10 @@ export interface RunnableGraph {
     options?: { limit?: number; before?: RunnableConfig; filter?: Record<string, unknown> },
   ): AsyncIterableIterator<StateSnapshot>;
   updateState(config: RunnableConfig, values: unknown, asNode?: string): Promise<RunnableConfig>;
+  bulkUpdateState(
+    config: RunnableConfig,
+    supersteps: Array<{ updates: Array<{ values: unknown; asNode?: string }> }>,
+  ): Promise<RunnableConfig>;
   checkpointer?: unknown;
   store?: unknown;
 }

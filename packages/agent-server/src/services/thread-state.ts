@@ -1,8 +1,9 @@
+import type { Superstep } from "@berth-platform/schemas";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { toWire } from "../domain/serialize.js";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
-import { toLangGraphConfig } from "../execution/run-graph.js";
+import { toCommand, toLangGraphConfig } from "../execution/run-graph.js";
 import { emptyThreadState, interruptsByTask, toThreadState } from "../execution/state.js";
 import type { GraphRegistry, RunnableGraph } from "../graphs/registry.js";
 import type { ThreadStore } from "../storage/types.js";
@@ -106,6 +107,44 @@ export class ThreadStateService {
     return states;
   }
 
+  /**
+   * Builds a history from supersteps, as the official servers do for `POST /threads` with
+   * `supersteps`: each superstep's updates are applied together (each as its `as_node`, a `command`
+   * as LangGraph's Command), one checkpoint per superstep, through the thread's graph.
+   */
+  async applySupersteps(threadId: string, supersteps: readonly Superstep[]): Promise<void> {
+    const graph = await this.graphOf(threadId);
+    if (!graph) {
+      throw new ValidationError(
+        `Thread ${threadId} has no graph ID: supersteps need metadata.graph_id naming a graph of the project`,
+      );
+    }
+    if ((await this.threads.activeRunIds(threadId)).length > 0) {
+      throw new ConflictError(`Thread ${threadId} is busy: a run is pending or running`);
+    }
+    await graph
+      .bulkUpdateState(
+        { configurable: { thread_id: threadId, checkpoint_ns: "" } },
+        supersteps.map((step) => ({
+          updates: step.updates.map((u) => ({ values: toCommand(u.command) ?? u.values, asNode: u.as_node })),
+        })),
+      )
+      .catch((error: unknown) => {
+        throw invalidUpdate(error) ?? error;
+      });
+    await this.recordState(graph, threadId);
+  }
+
+  /** The thread record's values, interrupts and status from its latest checkpoint. */
+  private async recordState(graph: RunnableGraph, threadId: string): Promise<void> {
+    const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+    await this.threads.setState(threadId, {
+      values: toWire(snapshot.values) ?? null,
+      interrupts: interruptsByTask(snapshot),
+      hasNext: snapshot.next.length > 0,
+    });
+  }
+
   /** Writes values as if `asNode` had returned them (forking from a checkpoint when one is named). */
   async update(
     threadId: string,
@@ -129,12 +168,7 @@ export class ThreadStateService {
       .catch((error: unknown) => {
         throw invalidUpdate(error) ?? error;
       });
-    const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
-    await this.threads.setState(threadId, {
-      values: toWire(snapshot.values) ?? null,
-      interrupts: interruptsByTask(snapshot),
-      hasNext: snapshot.next.length > 0,
-    });
+    await this.recordState(graph, threadId);
     const c = config.configurable ?? {};
     return {
       checkpoint: {

@@ -14,12 +14,25 @@ export class ThreadService {
     private readonly signals: RunSignals,
   ) {}
 
-  create(body: ThreadCreate): Promise<Thread> {
+  /**
+   * Creates a thread (or, with `if_exists: do_nothing`, returns the existing one). `seed` then runs
+   * on it (the `supersteps` history); if it fails, a thread created here is deleted again, so a
+   * refused history leaves nothing behind.
+   */
+  async create(body: ThreadCreate, seed?: (thread: Thread) => Promise<void>): Promise<Thread> {
     const now = new Date().toISOString();
-    return this.threads.create(
-      newThread(body.thread_id ?? uuidv7(), now, body.metadata ?? {}),
-      body.if_exists,
-    );
+    const threadId = body.thread_id ?? uuidv7();
+    const existed =
+      seed !== undefined && body.if_exists === "do_nothing" && Boolean(await this.threads.get(threadId));
+    const thread = await this.threads.create(newThread(threadId, now, body.metadata ?? {}), body.if_exists);
+    if (!seed) return thread;
+    try {
+      await seed(thread);
+    } catch (error) {
+      if (!existed) await this.delete(threadId).catch(() => undefined);
+      throw error;
+    }
+    return (await this.threads.get(threadId)) ?? thread;
   }
 
   async get(threadId: string): Promise<Thread> {

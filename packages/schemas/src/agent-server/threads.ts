@@ -1,5 +1,20 @@
 import { z } from "zod";
 import { JsonObject, ThreadStatus, Uuid } from "./common.js";
+import { RunCommand } from "./runs.js";
+
+/** One superstep of `POST /threads`' `supersteps`: updates applied together, each as a node. */
+export const Superstep = z.object({
+  updates: z
+    .array(
+      z.object({
+        values: z.unknown().optional(),
+        command: RunCommand.nullish(),
+        as_node: z.string(),
+      }),
+    )
+    .min(1),
+});
+export type Superstep = z.infer<typeof Superstep>;
 
 /** `POST /threads`: every field optional, an empty body is allowed. */
 export const ThreadCreate = z
@@ -7,6 +22,8 @@ export const ThreadCreate = z
     thread_id: Uuid.optional(),
     metadata: JsonObject.nullish(),
     if_exists: z.enum(["raise", "do_nothing"]).default("raise"),
+    /** A history to build, superstep by superstep, with the thread's graph (`metadata.graph_id`). */
+    supersteps: z.array(Superstep).nullish(),
   })
   .default({ if_exists: "raise" });
 export type ThreadCreate = z.infer<typeof ThreadCreate>;

@@ -18,9 +18,13 @@ import type { ThreadService } from "../../services/threads.js";
 /** `/threads` routes: the threads themselves, their state and history. */
 export function threadRoutes(threads: ThreadService, state: ThreadStateService): FastifyPluginAsyncZod {
   return async (app) => {
-    app.post("/threads", { schema: { body: ThreadCreate.nullish() } }, (request) =>
-      threads.create(ThreadCreate.parse(request.body ?? {})),
-    );
+    app.post("/threads", { schema: { body: ThreadCreate.nullish() } }, (request) => {
+      const body = ThreadCreate.parse(request.body ?? {});
+      const supersteps = body.supersteps;
+      return supersteps?.length
+        ? threads.create(body, (thread) => state.applySupersteps(thread.thread_id, supersteps))
+        : threads.create(body);
+    });
     app.post("/threads/search", { schema: { body: ThreadSearch.nullish() } }, async (request, reply) => {
       const filter = ThreadSearch.parse(request.body ?? {});
       const [found, total] = await Promise.all([threads.search(filter), threads.count(filter)]);
