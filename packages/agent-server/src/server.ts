@@ -217,6 +217,12 @@ export async function startAgentServer(
       config,
       logger,
       execute: (claim, controller) => processRun(claim, workerDeps, controller),
+      onRunsFailed: (runIds) => {
+        for (const runId of runIds) {
+          broker.end(runId);
+          signals.runEnded(runId, { status: "error" });
+        }
+      },
     });
     const runQueue = queue;
     // The drain: at once, new requests get 503 and nothing more is claimed (crons stop firing);

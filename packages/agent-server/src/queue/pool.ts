@@ -28,6 +28,8 @@ export class RunQueue {
       config: AgentServerConfig;
       logger: Logger;
       execute: (claim: ClaimedRun, controller: AbortController) => Promise<void>;
+      /** Runs recovery failed for good (attempts spent): their streams and waiters must hear it. */
+      onRunsFailed?: (runIds: string[]) => void;
     },
   ) {}
 
@@ -47,6 +49,7 @@ export class RunQueue {
     if (report.requeued.length || report.failed.length) {
       logger.warn(report, "recovered runs left running by a previous process");
     }
+    if (report.failed.length) this.deps.onRunsFailed?.(report.failed);
     this.unsubscribe = this.deps.signals.onDoorbell(() => this.wake());
     this.timers.push(setInterval(() => this.wake(), SAFETY_POLL_MS));
     this.timers.push(setInterval(() => void this.reap(), config.reaperIntervalMs));
@@ -123,6 +126,9 @@ export class RunQueue {
       });
       if (report.requeued.length || report.failed.length) {
         this.deps.logger.warn(report, "recovered runs whose lease expired");
+        if (report.failed.length) this.deps.onRunsFailed?.(report.failed);
+        // Other processes' workers may be idle too.
+        if (report.requeued.length) this.deps.signals.ringDoorbell();
         this.wake();
       }
     } catch (error) {

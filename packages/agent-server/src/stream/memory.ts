@@ -82,7 +82,7 @@ export class MemoryStreamBroker implements StreamBroker {
 
   subscribe(
     runId: string,
-    options: { lastEventId?: string | undefined },
+    options: Parameters<StreamBroker["subscribe"]>[1],
     listener: (message: StreamMessage) => void,
   ): () => void {
     const stream = this.entry(runId);
@@ -92,6 +92,8 @@ export class MemoryStreamBroker implements StreamBroker {
         if (Number.isNaN(after) || Number(event.id) > after) listener({ kind: "event", event });
       }
     }
+    // A stream made by this subscription may belong to a run that ended before: the caller checks.
+    options.onReplayed?.({ logged: false });
     if (stream.ended) {
       listener({ kind: "end" });
       return () => {};

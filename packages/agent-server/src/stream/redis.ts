@@ -99,7 +99,11 @@ export class RedisStreamBroker implements StreamBroker {
       );
   }
 
-  subscribe(runId: string, options: { lastEventId?: string | undefined }, listener: Listener): () => void {
+  subscribe(
+    runId: string,
+    options: Parameters<StreamBroker["subscribe"]>[1],
+    listener: Listener,
+  ): () => void {
     const subscription: Subscription = {
       listener,
       lastId: "0-0",
@@ -131,8 +135,10 @@ export class RedisStreamBroker implements StreamBroker {
           }
         } else subscription.lastId = toStreamId(options.lastEventId);
         await this.catchUp(runId, subscription);
+        options.onReplayed?.({ logged: (await this.redis.exists(this.key(runId))) > 0 });
       } catch (error) {
         this.options.logger.warn({ err: error, run_id: runId }, "stream subscription failed");
+        options.onReplayed?.({ logged: false });
       }
     })();
     return () => {

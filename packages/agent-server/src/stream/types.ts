@@ -30,7 +30,15 @@ export interface StreamBroker {
    */
   subscribe(
     runId: string,
-    options: { lastEventId?: string | undefined },
+    options: {
+      lastEventId?: string | undefined;
+      /**
+       * Called once the replay is delivered (at once in-process, after a round trip to Redis).
+       * `logged`: the broker holds this run's stream, so its `end` will come; otherwise the caller
+       * should ask the database whether the run is already over.
+       */
+      onReplayed?: ((info: { logged: boolean }) => void) | undefined;
+    },
     listener: (message: StreamMessage) => void,
   ): () => void;
 }

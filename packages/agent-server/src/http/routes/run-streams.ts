@@ -107,7 +107,13 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
       unsubscribe();
       sse.end();
     };
-    unsubscribe = broker.subscribe(run.run_id, { lastEventId: options.lastEventId }, (message) => {
+    let replayed: (info: { logged: boolean }) => void = () => {};
+    const replay = new Promise<{ logged: boolean }>((resolve) => (replayed = resolve));
+    const subscription = {
+      lastEventId: options.lastEventId,
+      onReplayed: (info: { logged: boolean }) => replayed(info),
+    };
+    unsubscribe = broker.subscribe(run.run_id, subscription, (message) => {
       if (message.kind === "end") finish();
       else if (
         !wanted ||
@@ -127,8 +133,10 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
         });
       }
     });
-    // A run that is already over has nothing more to say (a resumable one was replayed above).
-    if (!finished && (await runs.isOver(run.thread_id, run.run_id))) finish();
+    // A run that is already over has nothing more to say (a resumable one was replayed above);
+    // a stream the broker still holds ends by itself, after its last events.
+    const { logged } = await replay;
+    if (!finished && !logged && (await runs.isOver(run.thread_id, run.run_id))) finish();
   }
 
   /**

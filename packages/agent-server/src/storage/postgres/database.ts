@@ -21,8 +21,6 @@ export interface PostgresOptions {
 
 const INT8_OID = 20;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/** Advisory lock key held while migrating: API and worker processes start together. */
-const MIGRATION_LOCK = 0x6265_7274; // "bert"
 
 /** An open, migrated database: Kysely for the stores, its pool for the checkpointer, the schema name. */
 export interface PostgresDatabase {
@@ -66,7 +64,7 @@ export async function openPostgresDatabase(
     plugins: [new NulGuardPlugin()],
   });
   try {
-    const tableSchema = await withMigrationLock(pool, async () => {
+    const tableSchema = await withMigrationLock(pool, schema ?? "", async () => {
       if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
       const name = schema ?? (await currentSchema(db));
       await migrateToLatest(db, migrationsFor(postgresDialect), { migrationTableSchema: name });
@@ -80,15 +78,20 @@ export async function openPostgresDatabase(
   }
 }
 
-/** Runs `work` while holding a session advisory lock, so concurrent starts migrate one at a time. */
-async function withMigrationLock<T>(pool: pg.Pool, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` holding a session advisory lock named for the schema, so the processes of one
+ * deployment, started together, migrate it one at a time (the checkpointer's set-up is not safe
+ * to run concurrently), while other schemas (other deployments, tests) are never held up.
+ */
+async function withMigrationLock<T>(pool: pg.Pool, schema: string, work: () => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  const key = `berth-agent-server:${schema}`;
   try {
-    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    await client.query("select pg_advisory_lock(hashtext($1))", [key]);
     try {
       return await work();
     } finally {
-      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+      await client.query("select pg_advisory_unlock(hashtext($1))", [key]);
     }
   } finally {
     client.release();

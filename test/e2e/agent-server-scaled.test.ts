@@ -1,0 +1,218 @@
+// The agent server scaled out (issue 14): 2 API + 2 worker processes of the built CLI on one
+// PostgreSQL and one Redis, driven through the official SDK. Needs DATABASE_URL and REDIS_URL (CI
+// exports both); skips with a notice without them.
+import assert from "node:assert/strict";
+import { describe, it, test } from "node:test";
+import type { Client } from "@langchain/langgraph-sdk";
+import { sleepy, statusOf } from "./helpers.js";
+import { mapLimit, SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
+
+const THREADS = 200;
+const RUNS_PER_THREAD = 5;
+
+interface StreamFrame {
+  id: string | undefined;
+  event: string;
+  data: unknown;
+}
+
+/** Reads a joined stream until `stopAfter` frames (then drops it) or its end. */
+async function readStream(
+  client: Client,
+  threadId: string,
+  runId: string,
+  options: { lastEventId?: string; stopAfter?: number },
+): Promise<StreamFrame[]> {
+  const frames: StreamFrame[] = [];
+  const abort = new AbortController();
+  try {
+    for await (const frame of client.runs.joinStream(threadId, runId, {
+      signal: abort.signal,
+      ...(options.lastEventId !== undefined ? { lastEventId: options.lastEventId } : {}),
+    })) {
+      frames.push({ id: frame.id, event: frame.event, data: frame.data });
+      if (options.stopAfter !== undefined && frames.length >= options.stopAfter) {
+        abort.abort();
+        break;
+      }
+    }
+  } catch (error) {
+    if (!abort.signal.aborted) throw error;
+  }
+  return frames;
+}
+
+if (!SCALED_SERVICES) {
+  console.log("# DATABASE_URL or REDIS_URL is not set: the scaled-out agent server tests are skipped.");
+  test("scaled-out agent server", { skip: "DATABASE_URL or REDIS_URL is not set" }, () => {});
+} else {
+  const cluster = useScaledCluster({ apis: 2, workers: 2 }, SCALED_SERVICES);
+
+  describe("agent server scaled out: 2 API + 2 worker processes on PostgreSQL + Redis", () => {
+    it("1,000 runs over 200 threads created round-robin on both APIs: each once, in order, one at a time per thread", async () => {
+      const { clients, query } = cluster();
+      // Never two running runs on one thread, sampled from the database while the load runs.
+      let overlaps = 0;
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          const rows = await query<{ n: number }>(
+            "select count(*)::int as n from (select thread_id from runs where status = 'running' group by thread_id having count(*) > 1) x",
+          );
+          overlaps += rows[0]?.n ?? 0;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+      const threads = await mapLimit(
+        Array.from({ length: THREADS }, (_, t) => t),
+        16,
+        (t) => (clients[t % 2] as Client).threads.create({ metadata: { t } }),
+      );
+      let created = 0;
+      const runs = await mapLimit(threads, 32, async (thread, t) => {
+        const ids: string[] = [];
+        for (let i = 0; i < RUNS_PER_THREAD; i++) {
+          const client = clients[created++ % 2] as Client;
+          const run = await client.runs.create(thread.thread_id, "echo", {
+            input: { messages: [{ role: "user", content: `t${t}-r${i}` }] },
+            multitaskStrategy: "enqueue",
+          });
+          ids.push(run.run_id);
+        }
+        return ids;
+      });
+      // Joined from the other API each time.
+      await mapLimit(threads, 32, async (thread, t) => {
+        for (const [i, runId] of (runs[t] ?? []).entries())
+          await (clients[(t + i + 1) % 2] as Client).runs.join(thread.thread_id, runId);
+      });
+      sampling = false;
+      await sampler;
+      assert.equal(overlaps, 0, "two runs of one thread were running at once");
+      const statuses = await query<{ status: string; n: number; attempts: number }>(
+        "select status, count(*)::int as n, max(attempt)::int as attempts from runs group by status",
+      );
+      assert.deepEqual(statuses, [{ status: "success", n: THREADS * RUNS_PER_THREAD, attempts: 1 }]);
+      await mapLimit(threads, 16, async (thread, t) => {
+        const state = await (clients[t % 2] as Client).threads.getState<{
+          messages: Array<{ type: string; content: string }>;
+        }>(thread.thread_id);
+        const human = state.values.messages.filter((m) => m.type === "human").map((m) => m.content);
+        assert.deepEqual(
+          human,
+          Array.from({ length: RUNS_PER_THREAD }, (_, i) => `t${t}-r${i}`),
+          `thread ${t}: every run once, in creation order`,
+        );
+        assert.equal(state.values.messages.length, 2 * RUNS_PER_THREAD);
+      });
+    });
+
+    it("a run started on API 1 streams on API 2; dropped and rejoined on API 1 with Last-Event-ID: no gap, no duplicate", async () => {
+      const [api1, api2] = cluster().clients as [Client, Client];
+      const thread = await api1.threads.create();
+      const run = await api1.runs.create(thread.thread_id, "steps", {
+        input: {},
+        streamMode: ["values", "updates"],
+        streamResumable: true,
+      });
+      const before = await readStream(api2, thread.thread_id, run.run_id, {
+        lastEventId: "-1",
+        stopAfter: 5,
+      });
+      assert.equal(before.length, 5);
+      assert.equal(before[0]?.event, "metadata", "the first event is the run's metadata");
+      const rest = await readStream(api1, thread.thread_id, run.run_id, { lastEventId: before.at(-1)?.id });
+      const whole = await readStream(api2, thread.thread_id, run.run_id, { lastEventId: "-1" });
+      const ids = [...before, ...rest].map((f) => f.id);
+      assert.deepEqual(
+        ids,
+        whole.map((f) => f.id),
+        "the dropped and rejoined streams together are the whole stream",
+      );
+      assert.equal(new Set(ids).size, ids.length, "no duplicate");
+      const counts = whole
+        .filter((f) => f.event === "values")
+        .map((f) => (f.data as { count: number }).count);
+      assert.equal(counts.at(-1), 8, "the stream reached the run's end");
+    });
+
+    it("join, wait and cancel work from either API process", async () => {
+      const [api1, api2] = cluster().clients as [Client, Client];
+      const thread = await api1.threads.create();
+      const run = await api1.runs.create(thread.thread_id, "slow", { input: sleepy(500, "joined") });
+      const joined = (await api2.runs.join(thread.thread_id, run.run_id)) as {
+        messages: Array<{ content: string }>;
+      };
+      assert.equal(joined.messages.at(-1)?.content, "done: joined sleep 500");
+
+      const waited = (await api2.runs.wait(thread.thread_id, "slow", { input: sleepy(200, "waited") })) as {
+        messages: Array<{ content: string }>;
+      };
+      assert.equal(waited.messages.at(-1)?.content, "done: waited sleep 200");
+
+      const long = await api1.runs.create(thread.thread_id, "slow", { input: sleepy(20_000, "cancelled") });
+      // Running on a worker before the cancel arrives.
+      for (
+        let i = 0;
+        i < 100 && (await api1.runs.get(thread.thread_id, long.run_id)).status !== "running";
+        i++
+      )
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = Date.now();
+      await api2.runs.cancel(thread.thread_id, long.run_id, true);
+      await api1.runs.join(thread.thread_id, long.run_id);
+      assert.ok(Date.now() - started < 5_000, "the worker stopped the run at once");
+      assert.equal((await api1.runs.get(thread.thread_id, long.run_id)).status, "interrupted");
+    });
+
+    it("reject races across the two API processes: exactly one run accepted, the rest 409", async () => {
+      const [api1, api2] = cluster().clients as [Client, Client];
+      const thread = await api1.threads.create();
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          statusOf(
+            (i % 2 ? api1 : api2).runs.create(thread.thread_id, "slow", {
+              input: sleepy(300, `race ${i}`),
+              multitaskStrategy: "reject",
+            }),
+          ),
+        ),
+      );
+      assert.deepEqual(statuses.sort(), [200, ...Array(9).fill(409)], `statuses: ${statuses.join(",")}`);
+    });
+
+    it("kill -9 of a worker mid-run, 3 times under load: every run ends through another worker, from its checkpoint", async () => {
+      const c = cluster();
+      const [api1, api2] = c.clients as [Client, Client];
+      const threads = await Promise.all(Array.from({ length: 12 }, () => api1.threads.create()));
+      const runs: Array<{ thread: string; run: string; tag: string }> = [];
+      for (let round = 0; round < 3; round++) {
+        for (const [t, thread] of threads.entries()) {
+          const tag = `k${round}-${t}`;
+          const run = await (t % 2 ? api1 : api2).runs.create(thread.thread_id, "slow", {
+            input: sleepy(1_500, tag),
+          });
+          runs.push({ thread: thread.thread_id, run: run.run_id, tag });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        const victim = c.workers.shift();
+        assert.ok(victim);
+        await victim.stop("SIGKILL");
+        c.workers.push(await c.start("worker"));
+      }
+      await mapLimit(runs, 12, ({ thread, run }) => api2.runs.join(thread, run));
+      for (const { thread, run } of runs)
+        assert.equal((await api1.runs.get(thread, run)).status, "success", `run ${run}`);
+      const retried = await c.query<{ n: number }>("select count(*)::int as n from runs where attempt > 1");
+      assert.ok((retried[0]?.n ?? 0) > 0, "some runs were taken over from a killed worker");
+      for (const thread of threads) {
+        const state = await api1.threads.getState<{ messages: Array<{ type: string; content: string }> }>(
+          thread.thread_id,
+        );
+        const human = state.values.messages.filter((m) => m.type === "human").map((m) => m.content);
+        assert.equal(new Set(human).size, human.length, "a resumed run did not apply its input twice");
+        assert.equal(human.length, 3);
+      }
+    });
+  });
+}
