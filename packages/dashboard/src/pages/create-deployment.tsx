@@ -6,22 +6,9 @@ import { ErrorBox, Field } from "../components/ui.js";
 import { useSession } from "../context.js";
 import { useLoad } from "../hooks.js";
 import { navigate } from "../router.js";
+import { parseSecrets } from "./secrets-text.js";
 
 type Kind = "template" | "upload" | "git";
-
-/** `NAME=value` lines → secrets (blank lines and # comments skipped). */
-export function parseSecrets(text: string): Array<{ name: string; value: string }> {
-  return text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("#"))
-    .map((line) => {
-      const eq = line.indexOf("=");
-      return eq < 0
-        ? { name: line, value: "" }
-        : { name: line.slice(0, eq).trim(), value: line.slice(eq + 1) };
-    });
-}
 
 interface Form {
   name: string;

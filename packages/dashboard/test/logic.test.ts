@@ -1,0 +1,158 @@
+// The dashboard's pure parts, in Node: routing, folding a run's stream into the chat, error
+// messages claimed by form fields, Prometheus text, secrets text. The pages themselves are driven
+// in Chromium by test/e2e/dashboard.test.ts.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ApiError, errorFromBody } from "../src/api/errors.js";
+import { parsePrometheus, sum } from "../src/api/prometheus.js";
+import type { WireMessage } from "../src/components/messages.js";
+import { textOf } from "../src/components/messages.js";
+import { duration, isSettled, shortId, statusTone } from "../src/format.js";
+import { applyMessage, interruptsOf, resumeValue } from "../src/pages/chat-stream.js";
+import { parseSecrets } from "../src/pages/secrets-text.js";
+import { matchPath } from "../src/router.js";
+
+describe("matchPath", () => {
+  it("matches literal segments, named parameters and an optional last one", () => {
+    assert.deepEqual(matchPath("/", "/"), {});
+    assert.deepEqual(matchPath("/deployments/:id/:tab?", "/deployments/abc"), { id: "abc" });
+    assert.deepEqual(matchPath("/deployments/:id/:tab?", "/deployments/abc/logs"), {
+      id: "abc",
+      tab: "logs",
+    });
+    assert.deepEqual(matchPath("/o/:tenant/host/deployments/:id", "/o/t1/host/deployments/d1"), {
+      tenant: "t1",
+      id: "d1",
+    });
+    assert.deepEqual(matchPath("/deployments/:id", "/deployments/a%20b"), { id: "a b" });
+  });
+
+  it("refuses other paths: longer, shorter, another literal", () => {
+    assert.equal(matchPath("/", "/deployments"), null);
+    assert.equal(matchPath("/deployments/:id/:tab?", "/deployments/a/b/c"), null);
+    assert.equal(matchPath("/deployments/:id", "/deployments"), null);
+    assert.equal(matchPath("/o/:tenant/host/deployments/:id", "/o/t/guest/deployments/d"), null);
+  });
+});
+
+describe("the chat's stream folding", () => {
+  it("concatenates chunks of one message id, keeps others apart, and replaces with a full message", () => {
+    let list: WireMessage[] = [{ id: "h1", type: "human", content: "hi" }];
+    list = applyMessage(list, { id: "a1", type: "AIMessageChunk", content: "Hel" });
+    list = applyMessage(list, { id: "a1", type: "AIMessageChunk", content: [{ type: "text", text: "lo" }] });
+    assert.equal(list.length, 2);
+    assert.equal(textOf(list[1]?.content), "Hello");
+    list = applyMessage(list, { id: "t1", type: "tool", content: "12°C", name: "get_weather" });
+    list = applyMessage(list, {
+      id: "a1",
+      type: "ai",
+      content: "Hello!",
+      tool_calls: [{ id: "c", name: "x", args: {} }],
+    });
+    assert.deepEqual(
+      list.map((m) => [m.id, textOf(m.content)]),
+      [
+        ["h1", "hi"],
+        ["a1", "Hello!"],
+        ["t1", "12°C"],
+      ],
+    );
+    assert.equal(list[1]?.tool_calls?.[0]?.name, "x");
+  });
+
+  it("keeps tool calls named in a chunk, and ignores nameless partial ones", () => {
+    let list: WireMessage[] = [];
+    list = applyMessage(list, {
+      id: "a",
+      type: "AIMessageChunk",
+      content: "",
+      tool_calls: [{ id: "c1", name: "calc", args: {} }],
+    });
+    list = applyMessage(list, {
+      id: "a",
+      type: "AIMessageChunk",
+      content: "",
+      tool_calls: [{ id: "c1", name: "", args: {} }],
+    });
+    assert.deepEqual(
+      list[0]?.tool_calls?.map((c) => c.name),
+      ["calc"],
+    );
+  });
+
+  it("finds interrupts in an updates event and reads resume values as JSON or text", () => {
+    assert.deepEqual(interruptsOf({ __interrupt__: [{ value: { question: "ok?" }, id: "i1" }] }), [
+      { value: { question: "ok?" }, id: "i1" },
+    ]);
+    assert.deepEqual(interruptsOf({ draft: { messages: [] } }), []);
+    assert.deepEqual(interruptsOf(null), []);
+    assert.equal(resumeValue("approve"), "approve");
+    assert.deepEqual(resumeValue('{"edit": "x"}'), { edit: "x" });
+    assert.equal(resumeValue("42"), 42);
+  });
+});
+
+describe("API errors on forms", () => {
+  it("a 422's issues go to the field their loc names; the summary lists them", () => {
+    const error = errorFromBody(422, {
+      detail: [{ loc: ["body", "source_config", "repo_url"], msg: "Field required", type: "missing" }],
+    });
+    assert.ok(error instanceof ApiError);
+    assert.deepEqual(error.fieldMessages("source_config.repo_url"), ["Field required"]);
+    assert.deepEqual(error.fieldMessages("name"), []);
+    assert.equal(error.message, "source_config.repo_url: Field required");
+  });
+
+  it("a 400 sentence goes to the field it starts with, by path or last segment", () => {
+    const name = errorFromBody(400, { detail: "name must start with a lowercase letter" });
+    assert.deepEqual(name.fieldMessages("name"), ["name must start with a lowercase letter"]);
+    const repo = errorFromBody(400, { detail: "repo_url refuses loopback addresses" });
+    assert.equal(repo.fieldMessages("source_config.repo_url").length, 1);
+    assert.equal(repo.fieldMessages("name").length, 0);
+    assert.equal(errorFromBody(409, { detail: "name is taken" }).fieldMessages("name").length, 0);
+    assert.equal(errorFromBody(502, undefined).message, "Request failed (502)");
+  });
+});
+
+describe("Prometheus text", () => {
+  it("reads samples with labels (escapes included) and sums them by name and label", () => {
+    const samples = parsePrometheus(
+      [
+        "# HELP lg_api_runs_finished_total Runs",
+        "# TYPE lg_api_runs_finished_total counter",
+        'lg_api_runs_finished_total{status="success"} 3',
+        'lg_api_runs_finished_total{status="error"} 1',
+        'odd{path="a\\"b"} 2',
+        "lg_api_num_pending_runs 0",
+        "",
+      ].join("\n"),
+    );
+    assert.equal(sum(samples, "lg_api_runs_finished_total"), 4);
+    assert.equal(sum(samples, "lg_api_runs_finished_total", { status: "error" }), 1);
+    assert.equal(samples.find((s) => s.name === "odd")?.labels.path, 'a"b');
+    assert.equal(sum(samples, "lg_api_num_pending_runs"), 0);
+  });
+});
+
+describe("formatting and secrets text", () => {
+  it("colours statuses, settles the final ones, shortens ids from their end", () => {
+    assert.equal(statusTone("DEPLOYED"), "ok");
+    assert.equal(statusTone("BUILD_FAILED"), "fail");
+    assert.equal(statusTone("BUILDING"), "busy");
+    assert.equal(statusTone("INTERRUPTED"), "idle");
+    assert.equal(isSettled("DEPLOY_FAILED"), true);
+    assert.equal(isSettled("QUEUED"), false);
+    assert.equal(shortId("01a211e8-0a1c-708d-82c1-db058e15b56b"), "…8e15b56b");
+    assert.equal(shortId("agent"), "agent");
+    assert.equal(duration(1500), "1.5 s");
+    assert.equal(duration(61_000), "1 min 1 s");
+  });
+
+  it("reads NAME=value lines: values keep their '=' and spaces, comments and blanks are skipped", () => {
+    assert.deepEqual(parseSecrets("A=1\n\n# note\nB = x=y \nC"), [
+      { name: "A", value: "1" },
+      { name: "B", value: " x=y" },
+      { name: "C", value: "" },
+    ]);
+  });
+});
