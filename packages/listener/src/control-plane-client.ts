@@ -1,7 +1,10 @@
 import type { ControlPlanePort, DeployLogLine, DesiredState } from "./types.js";
 
-/** Largest batch of log lines the control plane takes at once. */
+/** Largest batch of log lines the control plane takes at once (lines, and bytes under its body limit). */
 const LOG_BATCH = 500;
+const LOG_BATCH_BYTES = 256 * 1024;
+/** Longest line the control plane takes. */
+const LOG_LINE_CHARS = 16_384;
 
 /** The listener-facing API of a Berth control plane, over HTTP with the listener's key. */
 export class ControlPlaneClient implements ControlPlanePort {
@@ -36,10 +39,22 @@ export class ControlPlaneClient implements ControlPlanePort {
   }
 
   async appendLogs(deploymentId: string, revisionId: string, lines: DeployLogLine[]): Promise<void> {
-    for (let i = 0; i < lines.length; i += LOG_BATCH) {
-      const batch = lines.slice(i, i + LOG_BATCH).map((l) => ({ ...l, message: l.message.slice(0, 16_384) }));
-      await this.#call("POST", `${this.#revision(deploymentId, revisionId)}/logs`, { lines: batch }, [404]);
+    const send = (batch: DeployLogLine[]) =>
+      this.#call("POST", `${this.#revision(deploymentId, revisionId)}/logs`, { lines: batch }, [404]);
+    let batch: DeployLogLine[] = [];
+    let bytes = 0;
+    for (const line of lines) {
+      const cut = { ...line, message: line.message.slice(0, LOG_LINE_CHARS) };
+      const size = Buffer.byteLength(cut.message) + 64;
+      if (batch.length > 0 && (batch.length >= LOG_BATCH || bytes + size > LOG_BATCH_BYTES)) {
+        await send(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push(cut);
+      bytes += size;
     }
+    if (batch.length > 0) await send(batch);
   }
 
   #revision(deploymentId: string, revisionId: string): string {
