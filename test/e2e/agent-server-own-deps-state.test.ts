@@ -214,4 +214,84 @@ describe("thread state and streams of a project with its own node_modules (issue
       "supersteps need the thread's graph",
     );
   });
+
+  it("messages with values: each step's values, then its messages/complete; partials only for model tokens, none for tool messages, like the official JS server (defect 11)", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    type Message = { id: string; type: string; content: string };
+    const parts = (
+      await collect(
+        client.runs.stream(thread.thread_id, "tools", {
+          input: ask("look it up"),
+          streamMode: ["messages", "values"],
+        }),
+      )
+    ).filter((p) => p.event !== "metadata");
+    const names = parts.map((p) => p.event as string);
+    // Collapse the token run: plan (no model), tools, then the streaming answer.
+    const shape = names.filter((n, i) => n !== "messages/partial" || names[i - 1] !== "messages/partial");
+    assert.deepEqual(shape, [
+      "values",
+      "messages/complete",
+      "values",
+      "messages/complete",
+      "values",
+      "messages/complete",
+      "messages/metadata",
+      "messages/partial",
+      "values",
+      "messages/complete",
+    ]);
+    // Each messages/complete holds exactly the messages its values event added.
+    let seen: string[] = [];
+    for (const [i, part] of parts.entries()) {
+      if (part.event !== "messages/complete") continue;
+      const values = parts[i - 1]?.data as { messages: Message[] };
+      const now = values.messages.map((m) => m.id);
+      assert.deepEqual(
+        (part.data as Message[]).map((m) => m.id),
+        now.filter((id) => !seen.includes(id)),
+      );
+      seen = now;
+    }
+    const completed = parts
+      .filter((p) => p.event === "messages/complete")
+      .flatMap((p) => p.data as Message[])
+      .map((m) => m.type);
+    assert.deepEqual(completed, ["human", "ai", "tool", "ai"]);
+    const partials = parts.filter((p) => p.event === "messages/partial").map((p) => (p.data as Message[])[0]);
+    assert.ok(
+      partials.every((m) => m?.type === "ai" && "Found it".startsWith(m.content)),
+      "partials are the model's tokens only: none for the tool message or the plan's message",
+    );
+    assert.equal(partials.at(-1)?.content, "Found it");
+  });
+
+  it("messages-tuple with values: LangGraph's message tuples, tool messages included, before their step's values, like the official JS server (defect 11)", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(thread.thread_id, "tools", {
+        input: ask("look it up"),
+        streamMode: ["messages-tuple", "values"],
+      }),
+    );
+    const names = new Set(parts.map((p) => p.event as string));
+    assert.ok(!names.has("messages/complete") && !names.has("messages/partial"), "no messages/* events");
+    type Message = { id: string; type: string; content: string };
+    const tupleIndex = parts.findIndex(
+      (p) => p.event === "messages" && (p.data as unknown as [Message])[0].type === "tool",
+    );
+    assert.ok(tupleIndex > 0, "the tool message has its tuple");
+    const valuesWithTool = parts.findIndex(
+      (p) =>
+        p.event === "values" && (p.data as { messages: Message[] }).messages.some((m) => m.type === "tool"),
+    );
+    assert.ok(tupleIndex < valuesWithTool, "the tuple comes before the step's values");
+    const tokens = parts
+      .filter((p) => p.event === "messages")
+      .map((p) => (p.data as unknown as [Message])[0])
+      .filter((m) => m.type === "ai" && m.content);
+    assert.equal(tokens.map((m) => m.content).join(""), "Found it");
+  });
 });

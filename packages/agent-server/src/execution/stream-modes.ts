@@ -14,9 +14,10 @@ export function nativeModes(requested: readonly string[]): string[] {
   for (const mode of requested) {
     if (mode === "messages-tuple") modes.add("messages");
     else if (mode === "messages") {
+      // Partials from the model tokens; messages/complete from the state after each step, as the
+      // official JS server derives it.
       modes.add("messages");
-      // messages/complete is derived from the nodes' updates.
-      modes.add("updates");
+      modes.add("values");
     } else modes.add(mode);
   }
   if (modes.size === 0) modes.add("values");
@@ -41,13 +42,16 @@ function apiShape(mode: string, data: unknown): unknown {
 
 /**
  * Turns LangGraph stream chunks into the Agent Server's SSE events: native modes pass through,
- * `messages-tuple` becomes `messages` [chunk, metadata], and `messages` is synthesised as
- * `messages/metadata`, `messages/partial` (the message accumulated so far) and `messages/complete`.
- * Subgraph events are named `mode|ns1|ns2`.
+ * `messages-tuple` becomes `messages` [chunk, metadata], and `messages` is synthesised as the
+ * official JS server does it: `messages/metadata` and `messages/partial` (the message accumulated so
+ * far) for chat-model tokens only, and, right after each step's state, `messages/complete` with the
+ * messages of that state not completed before (input and tool messages included, which get no
+ * partials). Subgraph events are named `mode|ns1|ns2`.
  */
 export class StreamEventMapper {
   private readonly requested: Set<string>;
   private readonly partial = new Map<string, BaseMessage>();
+  /** Completed message ids, per namespace (`suffix id`). */
   private readonly completed = new Set<string>();
 
   constructor(requested: readonly string[]) {
@@ -61,37 +65,40 @@ export class StreamEventMapper {
       const [chunk, metadata] = data as [unknown, unknown];
       if (this.requested.has("messages-tuple"))
         out.push({ event: `messages${suffix}`, data: [toWire(chunk), toWire(metadata)] });
-      if (this.requested.has("messages") && isBaseMessage(chunk))
+      // LangGraph's messages mode also reports whole messages (a node's output, a model that did
+      // not stream): the official server has no partials for those, only messages/complete.
+      if (this.requested.has("messages") && isBaseMessage(chunk) && isChunk(chunk))
         out.push(...this.partialEvents(chunk, metadata, suffix));
       return out;
     }
-    if (mode === "updates" && this.requested.has("messages")) out.push(...this.completeEvents(data, suffix));
     if (this.requested.has(mode)) out.push({ event: `${mode}${suffix}`, data: toWire(apiShape(mode, data)) });
+    if (mode === "values" && this.requested.has("messages")) out.push(...this.completeEvents(data, suffix));
     return out;
   }
 
   private partialEvents(chunk: BaseMessage, metadata: unknown, suffix: string): OutgoingEvent[] {
-    const id = chunk.id ?? "";
+    const id = chunk.id;
+    if (!id) return [];
     const out: OutgoingEvent[] = [];
     const previous = this.partial.get(id);
     if (!previous)
       out.push({ event: `messages/metadata${suffix}`, data: { [id]: { metadata: toWire(metadata) } } });
-    const accumulated = previous && isChunk(previous) && isChunk(chunk) ? previous.concat(chunk) : chunk;
+    const accumulated = previous && isChunk(previous) ? previous.concat(chunk) : chunk;
     this.partial.set(id, accumulated);
     out.push({ event: `messages/partial${suffix}`, data: [toWire(accumulated)] });
     return out;
   }
 
-  private completeEvents(update: unknown, suffix: string): OutgoingEvent[] {
+  private completeEvents(state: unknown, suffix: string): OutgoingEvent[] {
+    const messages = (state as { messages?: unknown } | null)?.messages;
+    if (typeof state !== "object" || state === null || isBaseMessage(state) || !messages) return [];
     const complete: unknown[] = [];
-    for (const nodeUpdate of Object.values((update ?? {}) as Record<string, unknown>)) {
-      const messages = (nodeUpdate as { messages?: unknown } | null)?.messages;
-      for (const message of Array.isArray(messages) ? messages : messages ? [messages] : []) {
-        if (!isBaseMessage(message) || !message.id || this.completed.has(message.id)) continue;
-        this.completed.add(message.id);
-        this.partial.delete(message.id);
-        complete.push(toWire(message));
-      }
+    for (const message of Array.isArray(messages) ? messages : [messages]) {
+      const id = (message as { id?: unknown } | null)?.id;
+      if (typeof id !== "string" || !id || this.completed.has(`${suffix} ${id}`)) continue;
+      this.completed.add(`${suffix} ${id}`);
+      this.partial.delete(id);
+      complete.push(toWire(message));
     }
     return complete.length > 0 ? [{ event: `messages/complete${suffix}`, data: complete }] : [];
   }
