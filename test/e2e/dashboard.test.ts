@@ -167,6 +167,7 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     await page.goto(`${cp.url}/deployments/${example.id}/traces`);
     const withTokens = page.locator("#traces tr[data-tokens]:not([data-tokens='0']) a").first();
     await withTokens.waitFor({ timeout: 60_000 });
+    assert.match(await page.locator("#trace-stats").innerText(), /\d+ traces · \d+ errors · p50 .* tokens/);
     await withTokens.click();
     await page.locator("#run-tree tr[data-run-type=tool][data-run=get_weather]").waitFor();
     await page.locator("#run-tree tr[data-run=agent]").first().waitFor();

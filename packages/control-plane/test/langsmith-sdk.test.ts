@@ -132,6 +132,12 @@ describe("langsmith SDK against Berth", () => {
     assert.equal(page.resources[0]?.trace_id, root.id);
     assert.equal(page.resources[0]?.run_count, 2);
     assert.equal(page.resources[0]?.run_id, "agent-run-1");
+    const stats = (
+      await plane.call({ method: "GET", url: `/v2/tracing-projects/${info.id}/stats` })
+    ).json() as { traces: number; errors: number; latency_p50_ms: number | null };
+    assert.equal(stats.traces, 1);
+    assert.equal(stats.errors, 0);
+    assert.ok(stats.latency_p50_ms !== null && stats.latency_p50_ms >= 0);
     const tree = (
       await plane.call({ method: "GET", url: `/v2/tracing-projects/${info.id}/traces/${root.id}` })
     ).json() as { root: { name: string; children: Array<{ name: string }> } };

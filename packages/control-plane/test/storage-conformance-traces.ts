@@ -101,6 +101,21 @@ export function traceStoreCases(shared: () => Shared): void {
     assert.deepEqual(await storage.traces.trace(tenantB, root), []);
     assert.deepEqual(await storage.traces.traces(tenantB, project, { limit: 10, offset: 0 }), []);
 
+    const stats = await storage.traces.stats(tenantA, project, {});
+    assert.deepEqual(stats, {
+      traces: 1,
+      errors: 0,
+      pending: 0,
+      latency_avg_ms: 50,
+      latency_p50_ms: 50,
+      latency_p99_ms: 50,
+      prompt_tokens: 5,
+      completion_tokens: 2,
+      total_tokens: 7,
+    });
+    assert.equal((await storage.traces.stats(tenantA, project, { startAfterMs: t0 + 1 })).traces, 0);
+    assert.equal((await storage.traces.stats(tenantB, project, {})).traces, 0);
+
     const filtered = async (filter: Record<string, unknown>) =>
       (await storage.traces.traces(tenantA, project, { limit: 10, offset: 0, ...filter })).length;
     assert.equal(await filtered({ threadId: "th-1" }), 1);

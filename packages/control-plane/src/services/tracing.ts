@@ -3,7 +3,13 @@ import type { Logger } from "pino";
 import type { TraceRun } from "../domain/tracing.js";
 import type { TracingProject } from "../domain/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
-import type { ControlPlaneStorage, RunQuery, TraceFilter, TraceSummary } from "../storage/types.js";
+import type {
+  ControlPlaneStorage,
+  RunQuery,
+  TraceFilter,
+  TraceStats,
+  TraceSummary,
+} from "../storage/types.js";
 
 /** Retention of traces, the same for every project. */
 export interface TraceRetention {
@@ -115,6 +121,16 @@ export class TracingService {
   async traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]> {
     await this.project(tenantId, projectId);
     return this.storage.traces.traces(tenantId, projectId, filter);
+  }
+
+  /** Totals of a project's traces started in a window: counts, latency, tokens. */
+  async stats(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs?: number | undefined; startBeforeMs?: number | undefined },
+  ): Promise<TraceStats> {
+    await this.project(tenantId, projectId);
+    return this.storage.traces.stats(tenantId, projectId, window);
   }
 
   /** Every run of a trace of the project, or 404. */

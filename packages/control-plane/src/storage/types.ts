@@ -163,6 +163,21 @@ export interface TraceSummary {
   total_tokens: number;
 }
 
+/** Totals of a project's traces in a time window (by the root runs' start). */
+export interface TraceStats {
+  traces: number;
+  errors: number;
+  pending: number;
+  /** Latencies of finished traces, ms: mean, median and 99th percentile (of the latest 10,000). */
+  latency_avg_ms: number | null;
+  latency_p50_ms: number | null;
+  latency_p99_ms: number | null;
+  /** Tokens of model runs. */
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
 /** What `POST /runs/query` (the SDK's listRuns) may filter on. */
 export interface RunQuery {
   projectIds?: string[] | undefined;
@@ -187,6 +202,12 @@ export interface TraceStore {
   write(runs: RunWrite[], now: number): Promise<void>;
   /** Root runs of a project, newest first, with their trees' totals. */
   traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]>;
+  /** Totals of a project's traces started in the window. */
+  stats(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs?: number | undefined; startBeforeMs?: number | undefined },
+  ): Promise<TraceStats>;
   /** Every run of one trace (in dotted order). */
   trace(tenantId: string, traceId: string): Promise<TraceRun[]>;
   /** One run. */

@@ -6,6 +6,7 @@ import type {
   Revision,
   Template,
   Trace,
+  TraceStats,
   TraceSummary,
   TracingProject,
   Workspace,
@@ -169,6 +170,10 @@ export class ControlPlaneClient {
     if (filter.runId) q.set("run_id", filter.runId);
     if (filter.offset) q.set("offset", String(filter.offset));
     return this.request("GET", `/v2/tracing-projects/${encodeURIComponent(projectId)}/traces?${q}`);
+  }
+
+  traceStats(projectId: string): Promise<TraceStats> {
+    return this.request("GET", `/v2/tracing-projects/${encodeURIComponent(projectId)}/stats`);
   }
 
   trace(projectId: string, traceId: string): Promise<Trace> {

@@ -168,3 +168,16 @@ export interface Trace extends Omit<TraceSummary, "name" | "run_type" | "error">
   root: RunNode | null;
   orphans: RunNode[];
 }
+
+/** Totals of a project's traces (`GET /v2/tracing-projects/{id}/stats`). */
+export interface TraceStats {
+  traces: number;
+  errors: number;
+  pending: number;
+  latency_avg_ms: number | null;
+  latency_p50_ms: number | null;
+  latency_p99_ms: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}

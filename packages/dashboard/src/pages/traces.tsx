@@ -34,7 +34,15 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
     () => client.traces(projectId, { status, threadId, runId }),
     [client, projectId, status, threadId, runId],
   );
-  useInterval(traces.reload, 5000, traces.data !== undefined);
+  const stats = useLoad(() => client.traceStats(projectId), [client, projectId]);
+  useInterval(
+    () => {
+      traces.reload();
+      stats.reload();
+    },
+    5000,
+    traces.data !== undefined,
+  );
   const list = traces.data?.resources ?? [];
   const only = runId && list.length === 1 ? (list[0]?.trace_id ?? null) : null;
   const open = query.get("trace") ?? only;
@@ -67,6 +75,14 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
             Refresh
           </button>
         </div>
+        {stats.data && (
+          <p class="muted" id="trace-stats">
+            {stats.data.traces} traces · {stats.data.errors} errors
+            {stats.data.latency_p50_ms !== null &&
+              ` · p50 ${duration(stats.data.latency_p50_ms)}, p99 ${duration(stats.data.latency_p99_ms ?? 0)}`}
+            {` · ${stats.data.total_tokens.toLocaleString()} tokens`}
+          </p>
+        )}
         <ErrorBox error={traces.error} />
         {!traces.data && !traces.error && <Loading />}
         <table class="list" id="traces">

@@ -81,6 +81,19 @@ const TraceOut = z.object({
   orphans: z.array(RunNodeOut),
 });
 
+/** Totals of a project's traces (in a time window). */
+const TraceStatsOut = z.object({
+  traces: z.number(),
+  errors: z.number(),
+  pending: z.number(),
+  latency_avg_ms: z.number().nullable(),
+  latency_p50_ms: z.number().nullable(),
+  latency_p99_ms: z.number().nullable(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+});
+
 const TraceParams = ProjectParams.extend({ trace_id: z.uuid().transform((id) => id.toLowerCase()) });
 
 function timeOf(text: string | undefined, field: string): number | undefined {
@@ -167,6 +180,24 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
         });
         return { resources: traces.map(traceSummaryToWire), offset: q.offset + traces.length };
       },
+    );
+
+    app.get(
+      "/v2/tracing-projects/:project_id/stats",
+      {
+        schema: {
+          tags,
+          summary: "Totals of a project's traces: counts, latency, tokens",
+          params: ProjectParams,
+          querystring: TraceListQuery.pick({ start_time: true, end_time: true }),
+          response: { 200: TraceStatsOut, ...COMMON_ERRORS },
+        },
+      },
+      async (request) =>
+        tracing.stats(request.tenantId, request.params.project_id, {
+          startAfterMs: timeOf(request.query.start_time, "start_time"),
+          startBeforeMs: timeOf(request.query.end_time, "end_time"),
+        }),
     );
 
     app.get(
