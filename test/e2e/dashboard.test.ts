@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { packDirectory } from "@berth-platform/testkit";
 import type { Browser, Page } from "playwright-core";
 import { browserMissing, launchChromium, screenshot, watchErrors } from "./browser-helpers.js";
-import { ControlPlaneUnderTest, LINK_INSTALL, RUNTIME_PROJECT } from "./control-plane-helpers.js";
+import { ControlPlaneUnderTest, eventually, LINK_INSTALL, RUNTIME_PROJECT } from "./control-plane-helpers.js";
 
 const KEY = "e2e-dashboard-key-0123456789abcdef";
 const missing = browserMissing();
@@ -218,6 +218,24 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     const [deployment] = (await cp.get("/v2/deployments?name=uploaded-agent")).resources;
     assert.equal(deployment.source, "internal_source");
     assert.match(deployment.source_revision_config.source_tarball_path, /./);
+  });
+
+  it("deletes a deployment after its name is typed to confirm", async () => {
+    const [deployment] = (await cp.get("/v2/deployments?name=uploaded-agent")).resources;
+    await page.goto(`${cp.url}/deployments/${deployment.id}`);
+    await page.click("button:has-text('Delete deployment')");
+    const confirm = page.locator("[role=dialog] button.danger");
+    assert.equal(await confirm.isDisabled(), true);
+    await page.fill("input[name=confirm-name]", "uploaded-agent");
+    await confirm.click();
+    await page.waitForURL(`${cp.url}/`);
+    await eventually(
+      async () => (await cp.api("GET", `/v2/deployments/${deployment.id}`)).status === 404,
+      "the deployment is gone",
+      60_000,
+    );
+    // The list may have asked for the revisions of the deployment while it was going (a 404).
+    errors.splice(0, errors.length, ...errors.filter((e) => !e.includes(deployment.id)));
   });
 
   it("the official CLI's status link opens the deployment page", async () => {

@@ -11,6 +11,8 @@ export function Sparkline({
   height?: number;
 }) {
   const max = Math.max(1, ...values);
+  // One value draws a flat line, not an invisible point.
+  if (values.length === 1) values = [values[0] as number, values[0] as number];
   const step = values.length > 1 ? width / (values.length - 1) : width;
   const points = values.map(
     (v, i) => `${(i * step).toFixed(1)},${(height - (v / max) * (height - 4) - 2).toFixed(1)}`,
