@@ -20,13 +20,20 @@ export interface ReconcilerOptions {
   listenerId: string;
   /** The namespaces this listener may act in; empty: any (cluster-wide lists and deletes). */
   namespaces: readonly string[];
+  /**
+   * How long an applied render is trusted before it is applied again (drift made by hand is
+   * corrected then); default ten minutes.
+   */
+  reapplyMs?: number;
 }
+
+const REAPPLY_MS = 10 * 60_000;
 
 /**
  * Turns the control plane's desired state into cluster objects, one pass at a time:
  * - each deployment's revision is rendered and server-side applied (again only when the render
- *   changed, or after a restart), then objects of the deployment that the render no longer holds
- *   are pruned;
+ *   changed, after a restart, or every `reapplyMs` to undo drift), then objects of the deployment
+ *   that the render no longer holds are pruned;
  * - a revision being deployed is reported DEPLOYING, then DEPLOYED once its API Deployment's new
  *   ReplicaSet is available, or DEPLOY_FAILED with the pod's reason and its last log lines; the
  *   control plane then asks for the serving revision again, whose apply rolls the cluster back;
@@ -34,8 +41,8 @@ export interface ReconcilerOptions {
  * Errors of one deployment do not stop the others.
  */
 export class Reconciler {
-  /** Deployment id → the revision and render digest last applied (skips re-applying each poll). */
-  readonly #applied = new Map<string, string>();
+  /** Deployment id → the revision and render digest last applied, and when (skips re-applying each poll). */
+  readonly #applied = new Map<string, { digest: string; at: number }>();
 
   constructor(
     private readonly cluster: ClusterPort,
@@ -80,7 +87,9 @@ export class Reconciler {
     }
     const objects = renderRevision(rev).map((o) => this.#own(o));
     const digest = `${rev.revision_id}:${createHash("sha256").update(JSON.stringify(objects)).digest("hex")}`;
-    if (this.#applied.get(d.deployment_id) !== digest) {
+    const last = this.#applied.get(d.deployment_id);
+    const reapply = this.options.reapplyMs ?? REAPPLY_MS;
+    if (last?.digest !== digest || Date.now() - last.at >= reapply) {
       try {
         for (const object of objects) await this.cluster.apply(object);
       } catch (error) {
@@ -90,7 +99,7 @@ export class Reconciler {
         return;
       }
       const pruned = await this.#prune(d, objects);
-      this.#applied.set(d.deployment_id, digest);
+      this.#applied.set(d.deployment_id, { digest, at: Date.now() });
       this.logger.info(
         { deploymentId: d.deployment_id, revisionId: rev.revision_id, objects: objects.length, pruned },
         "applied revision",

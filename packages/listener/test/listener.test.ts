@@ -90,6 +90,7 @@ class FakeControlPlane implements ControlPlanePort {
 let sim: KubeSimulator;
 let cp: FakeControlPlane;
 let reconciler: Reconciler;
+let cluster: ClientNodeCluster;
 const temp = makeTempDir("berth-listener-");
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -101,7 +102,7 @@ before(async () => {
     progressDeadlineMs: 800,
   });
   cp = new FakeControlPlane();
-  const cluster = new ClientNodeCluster({ kind: "file", path: sim.writeKubeconfig(temp.dir) });
+  cluster = new ClientNodeCluster({ kind: "file", path: sim.writeKubeconfig(temp.dir) });
   reconciler = new Reconciler(cluster, cp, { listenerId: LISTENER, namespaces: ["agents"] }, silent);
 });
 after(async () => {
@@ -254,5 +255,26 @@ describe("berth listener against the Kubernetes API simulator", () => {
       assert.deepEqual(names(kind, `${LABELS.deployment}=${D1}`), [], `${kind} of the deleted deployment`);
     }
     assert.ok(names("Deployment", `${LABELS.deployment}=${d2}`).length > 0, "the other deployment stays");
+  });
+
+  it("undoes drift: a render is applied again once reapplyMs has passed, not on every poll", async () => {
+    const d2 = "22222222-0000-4000-8000-000000000002";
+    const service = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "agent-2222-api", namespace: "agents" },
+    };
+    assert.ok(sim.get("Service", "agents", "agent-2222-api"));
+    await cluster.delete(service);
+    await reconciler.pass(await cp.desiredState());
+    assert.equal(sim.get("Service", "agents", "agent-2222-api"), undefined, "within reapplyMs: left alone");
+    const eager = new Reconciler(
+      cluster,
+      cp,
+      { listenerId: LISTENER, namespaces: ["agents"], reapplyMs: 0 },
+      silent,
+    );
+    await eager.pass(await cp.desiredState());
+    assert.equal(sim.get("Service", "agents", "agent-2222-api")?.metadata.labels?.[LABELS.deployment], d2);
   });
 });
