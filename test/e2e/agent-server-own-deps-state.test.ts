@@ -294,4 +294,40 @@ describe("thread state and streams of a project with its own node_modules (issue
       .filter((m) => m.type === "ai" && m.content);
     assert.equal(tokens.map((m) => m.content).join(""), "Found it");
   });
+
+  it("messages/partial streams a subgraph's model tokens, unsuffixed, with or without stream_subgraphs, like the official JS server (defect 11)", async () => {
+    const client = ctx.client();
+    type Message = { type: string; content: string };
+    for (const streamSubgraphs of [false, true]) {
+      const thread = await client.threads.create();
+      const parts = await collect(
+        client.runs.stream(thread.thread_id, "team", {
+          input: ask("write"),
+          streamMode: ["messages", "values"],
+          streamSubgraphs,
+        }),
+      );
+      const names = parts.map((p) => p.event as string);
+      const partials = parts
+        .filter((p) => p.event === "messages/partial")
+        .map((p) => (p.data as Message[])[0]);
+      assert.equal(partials.at(-1)?.content, "Sub hello", `subgraphs=${streamSubgraphs}: the tokens stream`);
+      assert.ok(
+        names
+          .filter((n) => n.startsWith("messages/partial") || n.startsWith("messages/metadata"))
+          .every((n) => !n.includes("|")),
+        "partials are not namespaced",
+      );
+      assert.equal(
+        names.some((n) => n.startsWith("values|")),
+        streamSubgraphs,
+        "subgraph values only when asked",
+      );
+      const completed = parts
+        .filter((p) => p.event === "messages/complete")
+        .flatMap((p) => p.data as Message[])
+        .map((m) => m.content);
+      assert.deepEqual(completed, ["write", "Sub hello"], "the root state completes them");
+    }
+  });
 });

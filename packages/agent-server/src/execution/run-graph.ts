@@ -102,7 +102,7 @@ export async function executeRun(args: {
   resume: boolean;
 }): Promise<ThreadAfterRun> {
   const { graph, run, config, signal, broker } = args;
-  const mapper = new StreamEventMapper(run.kwargs.stream_mode);
+  const mapper = new StreamEventMapper(run.kwargs.stream_mode, run.kwargs.subgraphs);
   const input = args.resume ? null : graphInput(run.kwargs);
   const options = {
     ...config,
@@ -115,7 +115,6 @@ export async function executeRun(args: {
   };
   const publishChunk = (chunk: unknown) => {
     const [namespace, mode, data] = chunk as [string[], string, unknown];
-    if (namespace.length > 0 && !run.kwargs.subgraphs) return;
     for (const out of mapper.map(namespace, mode, data)) broker.publish(run.run_id, out.event, out.data);
   };
   if (run.kwargs.stream_mode.includes("events")) {

@@ -54,23 +54,33 @@ export class StreamEventMapper {
   /** Completed message ids, per namespace (`suffix id`). */
   private readonly completed = new Set<string>();
 
-  constructor(requested: readonly string[]) {
+  constructor(
+    requested: readonly string[],
+    /** Whether the run asked for subgraph events (`stream_subgraphs`). */
+    private readonly subgraphs = false,
+  ) {
     this.requested = new Set(requested);
   }
 
+  /** The events for one LangGraph chunk (`namespace` is empty for the root graph). */
   map(namespace: readonly string[], mode: string, data: unknown): OutgoingEvent[] {
-    const suffix = namespace.length > 0 ? `|${namespace.join("|")}` : "";
+    const nested = namespace.length > 0;
+    const suffix = nested ? `|${namespace.join("|")}` : "";
     const out: OutgoingEvent[] = [];
     if (mode === "messages") {
       const [chunk, metadata] = data as [unknown, unknown];
-      if (this.requested.has("messages-tuple"))
+      if (this.requested.has("messages-tuple") && (!nested || this.subgraphs))
         out.push({ event: `messages${suffix}`, data: [toWire(chunk), toWire(metadata)] });
       // LangGraph's messages mode also reports whole messages (a node's output, a model that did
-      // not stream): the official server has no partials for those, only messages/complete.
+      // not stream): the official server has no partials for those, only messages/complete. Its
+      // partials are every chat model's tokens, a subgraph's too, unsuffixed with or without
+      // `stream_subgraphs`.
       if (this.requested.has("messages") && isBaseMessage(chunk) && isChunk(chunk))
-        out.push(...this.partialEvents(chunk, metadata, suffix));
+        out.push(...this.partialEvents(chunk, metadata, ""));
       return out;
     }
+    // Other subgraph events only when the run asked for them.
+    if (nested && !this.subgraphs) return out;
     if (this.requested.has(mode)) out.push({ event: `${mode}${suffix}`, data: toWire(apiShape(mode, data)) });
     if (mode === "values" && this.requested.has("messages")) out.push(...this.completeEvents(data, suffix));
     return out;
