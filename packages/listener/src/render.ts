@@ -83,6 +83,13 @@ function podExtras(spec: ResourceSpec) {
   };
 }
 
+/** Whether a role's scale is a range (an HPA scales it) rather than fixed. */
+function autoscaled(spec: ResourceSpec, role: "api" | "queue"): boolean {
+  return role === "api"
+    ? spec.max_scale > Math.max(1, spec.min_scale)
+    : (spec.queue_max_scale ?? spec.max_scale) > Math.max(1, spec.queue_min_scale ?? spec.min_scale);
+}
+
 function agentDeployment(rev: DesiredRevision, role: "api" | "queue"): KubeObject {
   const spec = rev.resource_spec;
   const api = role === "api";
@@ -108,7 +115,8 @@ function agentDeployment(rev: DesiredRevision, role: "api" | "queue"): KubeObjec
     kind: "Deployment",
     metadata: metadata(rev, name, role, true),
     spec: {
-      replicas: minScale,
+      // With an HPA, replicas are its to set: an apply that named them would undo its scaling.
+      ...(autoscaled(spec, role) ? {} : { replicas: minScale }),
       progressDeadlineSeconds: 600,
       revisionHistoryLimit: 3,
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
@@ -259,12 +267,8 @@ function postgres(rev: DesiredRevision): KubeObject {
  * first). Pure: same input, same output; the golden files pin it.
  */
 export function renderRevision(rev: DesiredRevision): KubeObject[] {
-  const spec = rev.resource_spec;
   // A fixed scale (min = max) needs no autoscaler; the listener prunes one a new revision drops.
-  const scales = (role: "api" | "queue") =>
-    role === "api"
-      ? spec.max_scale > Math.max(1, spec.min_scale)
-      : (spec.queue_max_scale ?? spec.max_scale) > Math.max(1, spec.queue_min_scale ?? spec.min_scale);
+  const scales = (role: "api" | "queue") => autoscaled(rev.resource_spec, role);
   return [
     secret(rev),
     postgres(rev),
