@@ -3,6 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
+import { build } from "esbuild";
+import { browserMissing, launchChromium, watchErrors } from "./browser-helpers.js";
 import { OWN_DEPS_FIXTURES, useOwnDepsServer } from "./own-deps-helpers.js";
 
 /** A node_version whose major is not the running Node's, so the start-up warning must appear. */
@@ -191,6 +193,49 @@ describe("project features of the official JS server (issue 10)", () => {
       body: JSON.stringify({ name: "weather" }),
     });
     assert.equal(missing.status, 404);
+  });
+
+  it("renders a graph.json ui component in a browser through the SDK's LoadExternalComponent, like the official JS server", {
+    skip: browserMissing() ?? false,
+  }, async () => {
+    // The page is the project's own (web/host.tsx), bundled with its own React and SDK.
+    const bundled = await build({
+      absWorkingDir: project.projectDir,
+      entryPoints: ["web/host.tsx"],
+      bundle: true,
+      write: false,
+      platform: "browser",
+      format: "iife",
+      jsx: "automatic",
+      define: { "process.env.NODE_ENV": '"production"' },
+      logLevel: "silent",
+    });
+    const code = bundled.outputFiles[0]?.text ?? "";
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const errors = watchErrors(page);
+      await page.setContent(
+        `<html><body><div id="root"></div><script>window.API_URL = ${JSON.stringify(project.server().url)};</script></body></html>`,
+      );
+      await page.addScriptTag({ content: code });
+      const weather = page.locator(".weather");
+      await weather.waitFor({ timeout: 30_000 });
+      assert.equal(await weather.textContent(), "Weather in Paris");
+      // The bundle's stylesheet reached the component's shadow root.
+      assert.equal(
+        await weather.evaluate(
+          (el) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(
+              el,
+            ).color,
+        ),
+        "rgb(102, 51, 153)",
+      );
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
   });
 });
 
