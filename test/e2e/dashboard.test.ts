@@ -220,6 +220,26 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     assert.match(deployment.source_revision_config.source_tarball_path, /./);
   });
 
+  it("interrupts a revision while it builds, and redeploys it as a new revision", async () => {
+    // A build that waits, so the Interrupt button is there to click.
+    const slow = await cp.deploySource("slow-agent", { installCommand: `sleep 60; ${LINK_INSTALL}` });
+    await page.goto(`${cp.url}/deployments/${slow.id}`);
+    const first = page.locator("#revisions li").first();
+    await page.locator("#revisions li[data-status=BUILDING]").waitFor({ timeout: 60_000 });
+    await first.locator("button:has-text('Interrupt')").click();
+    await page.locator("#revisions li[data-status=INTERRUPTED]").waitFor();
+    const before = (await cp.get(`/v2/deployments/${slow.id}/revisions`)).resources;
+    await first.locator("button:has-text('Redeploy')").click();
+    await page.locator("#revisions li").nth(before.length).waitFor();
+    const after = (await cp.get(`/v2/deployments/${slow.id}/revisions`)).resources;
+    assert.equal(after.length, before.length + 1);
+    assert.equal(after[1].id, before[0].id);
+    assert.equal(after[1].status, "INTERRUPTED");
+    // The redeployed revision builds the same way; it is interrupted too (no build left waiting).
+    await page.locator("#revisions li").first().locator("button:has-text('Interrupt')").click();
+    await page.locator("#revisions li").first().and(page.locator("[data-status=INTERRUPTED]")).waitFor();
+  });
+
   it("deletes a deployment after its name is typed to confirm", async () => {
     const [deployment] = (await cp.get("/v2/deployments?name=uploaded-agent")).resources;
     await page.goto(`${cp.url}/deployments/${deployment.id}`);
