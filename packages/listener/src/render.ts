@@ -59,7 +59,8 @@ function selector(rev: DesiredRevision, component: string): Record<string, strin
 function agentEnv(rev: DesiredRevision, role: "api" | "queue"): unknown[] {
   const secretName = objectName(rev.name, "secrets");
   const env: unknown[] = [
-    { name: "BERTH_ROLE", value: role },
+    // The agent server's roles are api|worker|all (`berth serve --role`): queue pods are workers.
+    { name: "BERTH_ROLE", value: role === "api" ? "api" : "worker" },
     { name: "PORT", value: "8000" },
     { name: "DATABASE_URI", valueFrom: { secretKeyRef: { name: secretName, key: "DATABASE_URI" } } },
     { name: "REDIS_URI", value: `redis://${objectName(rev.name, "redis")}:6379` },
