@@ -8,5 +8,6 @@ export {
   MAX_JSON_DEPTH,
 } from "./http-limits.js";
 export { type ListenOptions, listenWithFallback } from "./listen.js";
+export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
 export { migrateToLatest, openSqliteFile } from "./sqlite.js";
 export { cacheStatements } from "./statement-cache.js";

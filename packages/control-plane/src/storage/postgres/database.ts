@@ -1,8 +1,8 @@
-import { migrateToLatest } from "@berth-platform/server-kit";
+import { migrateToLatest, NulGuardPlugin } from "@berth-platform/server-kit";
 import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import { Pool, TypeOverrides } from "pg";
+import { BadRequestError } from "../../errors.js";
 import { migrationsFor } from "../sql/migrations.js";
-import { NulGuardPlugin } from "../sql/nul-guard.js";
 import type { ControlPlaneDb } from "../sql/schema.js";
 import { postgresDialect } from "./dialect.js";
 
@@ -43,7 +43,7 @@ export async function openPostgresDatabase(
         if (schema) await connection.executeQuery(CompiledQuery.raw(`set search_path to "${schema}"`));
       },
     }),
-    plugins: [new NulGuardPlugin()],
+    plugins: [new NulGuardPlugin((message) => new BadRequestError(message))],
   });
   let tableSchema: string;
   try {

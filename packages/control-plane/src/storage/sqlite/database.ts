@@ -1,7 +1,7 @@
-import { migrateToLatest, openSqliteFile } from "@berth-platform/server-kit";
+import { migrateToLatest, NulGuardPlugin, openSqliteFile } from "@berth-platform/server-kit";
 import { Kysely, SqliteDialect } from "kysely";
+import { BadRequestError } from "../../errors.js";
 import { migrationsFor } from "../sql/migrations.js";
-import { NulGuardPlugin } from "../sql/nul-guard.js";
 import type { ControlPlaneDb } from "../sql/schema.js";
 import { sqliteDialect } from "./dialect.js";
 
@@ -9,7 +9,7 @@ import { sqliteDialect } from "./dialect.js";
 export async function openSqliteDatabase(file: string): Promise<Kysely<ControlPlaneDb>> {
   const db = new Kysely<ControlPlaneDb>({
     dialect: new SqliteDialect({ database: openSqliteFile(file) }),
-    plugins: [new NulGuardPlugin()],
+    plugins: [new NulGuardPlugin((message) => new BadRequestError(message))],
   });
   await migrateToLatest(db, migrationsFor(sqliteDialect));
   return db;
