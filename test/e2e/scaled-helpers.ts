@@ -33,7 +33,12 @@ export interface ScaledCluster {
  * after it). Short leases, so a killed worker's runs are taken over within seconds.
  */
 export function useScaledCluster(
-  options: { apis: number; workers: number; env?: Record<string, string> },
+  options: {
+    apis: number;
+    workers: number;
+    /** Extra environment; a function is called (and awaited) just before the processes start. */
+    env?: Record<string, string> | (() => Promise<Record<string, string>>);
+  },
   services: NonNullable<typeof SCALED_SERVICES>,
 ): () => ScaledCluster {
   const schema = `as_e2e_${randomBytes(5).toString("hex")}`;
@@ -50,7 +55,6 @@ export function useScaledCluster(
     N_JOBS_PER_WORKER: "10",
     // The "listening on" line is an info line of the JSON log.
     BERTH_LOG_LEVEL: "info",
-    ...options.env,
   };
   const processes: SpawnedServer[] = [];
   const pool = new pg.Pool({ connectionString: services.databaseUrl, max: 2 });
@@ -64,6 +68,7 @@ export function useScaledCluster(
     return server;
   };
   before(async () => {
+    Object.assign(env, typeof options.env === "function" ? await options.env() : options.env);
     // The first process creates the schema; the others start once it is there.
     const first = await start("api");
     const rest = await Promise.all([

@@ -29,7 +29,12 @@ export async function openInfrastructure(config: AgentServerConfig, logger: Logg
     ? await openPostgresBackend(config.databaseUrl, {
         schema: config.databaseSchema ?? undefined,
         poolSize: config.databasePoolSize,
-        onError: (error) => logger.warn({ err: error }, "PostgreSQL connection lost; the pool reconnects"),
+        // Message and code only: the error carries the client, whose parameters may hold a password.
+        onError: (error) =>
+          logger.warn(
+            { error: error.message, code: (error as { code?: unknown }).code },
+            "PostgreSQL connection lost; the pool reconnects",
+          ),
       })
     : await openSqliteBackend(config.dataDir, { lock: !config.waitForLock });
   if (!config.redisUrl) {

@@ -40,6 +40,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
           .code(415)
           .send({ detail: `Unsupported content type: ${request.headers["content-type"] ?? ""}` });
     }
+    if (isDatabaseUnavailable(error)) {
+      // A PostgreSQL restart or failover: the client may retry; nothing was half-written.
+      request.log.warn({ err: error }, "database unavailable");
+      return reply.code(503).send({ detail: "The database is unavailable; retry shortly" });
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
     request.log.error({ err: error }, "unhandled error");
@@ -49,6 +54,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ detail: `Not found: ${request.method} ${request.url.split("?")[0]}` });
   });
+}
+
+/** Connection failures and PostgreSQL's "shutting down / cannot connect now" classes (57P, 08). */
+function isDatabaseUnavailable(error: unknown): boolean {
+  const code = String((error as { code?: unknown }).code ?? "");
+  return (
+    ["ECONNREFUSED", "ECONNRESET", "57P01", "57P02", "57P03"].includes(code) ||
+    code.startsWith("08") ||
+    /Connection terminated/.test((error as Error).message ?? "")
+  );
 }
 
 /**

@@ -134,7 +134,7 @@ export async function processRun(
       }
     }
     if (completion.error) deps.broker.publish(run.run_id, "error", completion.error);
-    const applied = await runs.complete({ runId: run.run_id, token, ...completion });
+    const applied = await completeWithRetry(runs, { runId: run.run_id, token, ...completion }, log);
     if (applied) {
       ended = {
         status: completion.deleteRun ? "deleted" : completion.status,
@@ -149,9 +149,11 @@ export async function processRun(
     log.error({ err }, "run could not be executed");
     const failure = { error: err.name || "Error", message: err.message };
     deps.broker.publish(run.run_id, "error", failure);
-    const applied = await runs
-      .complete({ runId: run.run_id, token, status: "error", error: failure, thread: null })
-      .catch(() => false);
+    const applied = await completeWithRetry(
+      runs,
+      { runId: run.run_id, token, status: "error", error: failure, thread: null },
+      log,
+    );
     if (applied) ended = { status: "error", error: failure };
   } finally {
     clearInterval(heartbeat);
@@ -164,6 +166,30 @@ export async function processRun(
       if (run.kwargs.webhook && ended.status !== "deleted") {
         deps.webhooks.send(run.kwargs.webhook, webhookPayload(run, ended, startedAt), { run_id: run.run_id });
       }
+    }
+  }
+}
+
+/** How long a worker keeps trying to record a run's end while the database is away. */
+const COMPLETE_RETRY_MS = 5 * 60_000;
+
+/**
+ * Records a run's end, retrying while the database is unreachable (a restart): the run stays
+ * this worker's meanwhile, and would otherwise be left `running` with nobody to reap it when this
+ * is the only worker. False when the token is stale (another attempt took over) or time ran out.
+ */
+async function completeWithRetry(runs: RunStore, completion: RunCompletion, log: Logger): Promise<boolean> {
+  const started = Date.now();
+  for (let wait = 200; ; wait = Math.min(wait * 2, 5_000)) {
+    try {
+      return await runs.complete(completion);
+    } catch (error) {
+      if (Date.now() - started > COMPLETE_RETRY_MS) {
+        log.error({ err: error }, "could not record the run's end; its lease will expire");
+        return false;
+      }
+      log.warn({ error: (error as Error).message }, "could not record the run's end yet; retrying");
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }

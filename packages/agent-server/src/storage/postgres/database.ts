@@ -54,6 +54,9 @@ export async function openPostgresDatabase(
   });
   // Without a listener an idle connection's failure (a server restart) would end the process.
   pool.on("error", (error) => options.onError?.(error));
+  // The same for a checked-out connection between two queries (inside a transaction): the pool
+  // only listens while it is idle. Its pending and next queries fail; the pool drops it on release.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<AgentServerDb>({
     dialect: new PostgresDialect({
       pool,

@@ -1,0 +1,105 @@
+// The scaled-out agent server through a PostgreSQL outage (issue 14): the API and worker processes
+// reach PostgreSQL through a TCP proxy the test cuts for 5 s, as a restart would (the shared
+// server itself is left alone). Requests meanwhile get 503, no accepted run is lost, and every
+// one ends afterwards. Needs DATABASE_URL and REDIS_URL; skips with a notice without them.
+import assert from "node:assert/strict";
+import net from "node:net";
+import { after, describe, it, test } from "node:test";
+import type { Client } from "@langchain/langgraph-sdk";
+import { sleepy, statusOf } from "./helpers.js";
+import { mapLimit, SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
+
+/** A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored. */
+class CuttableProxy {
+  private server: net.Server | undefined;
+  private readonly sockets = new Set<net.Socket>();
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async open(port = 0): Promise<void> {
+    const server = net.createServer((client) => {
+      const upstream = net.connect(this.target.port, this.target.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on("close", () => this.sockets.delete(socket));
+        socket.on("error", () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    this.server = server;
+    this.port = (server.address() as net.AddressInfo).port;
+  }
+
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+}
+
+if (!SCALED_SERVICES) {
+  console.log("# DATABASE_URL or REDIS_URL is not set: the PostgreSQL outage test is skipped.");
+  test("scaled-out agent server: PostgreSQL outage", {
+    skip: "DATABASE_URL or REDIS_URL is not set",
+  }, () => {});
+} else {
+  const target = new URL(SCALED_SERVICES.databaseUrl);
+  const proxy = new CuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  after(() => proxy.cut());
+  const databaseUrl = SCALED_SERVICES.databaseUrl;
+  const cluster = useScaledCluster(
+    {
+      apis: 1,
+      workers: 1,
+      env: async () => {
+        await proxy.open();
+        const viaProxy = new URL(databaseUrl);
+        viaProxy.hostname = "127.0.0.1";
+        viaProxy.port = String(proxy.port);
+        return { DATABASE_URI: viaProxy.toString() };
+      },
+    },
+    SCALED_SERVICES,
+  );
+
+  describe("agent server scaled out: PostgreSQL restarted under load", () => {
+    it("requests during the outage get 503; every run accepted before it reaches a terminal status", async () => {
+      const [api] = cluster().clients as [Client];
+      const threads = await Promise.all(Array.from({ length: 8 }, () => api.threads.create()));
+      const runs: Array<{ thread: string; run: string }> = [];
+      for (let round = 0; round < 3; round++)
+        for (const [t, thread] of threads.entries()) {
+          const run = await api.runs.create(thread.thread_id, "slow", {
+            input: sleepy(400, `p${round}-${t}`),
+          });
+          runs.push({ thread: thread.thread_id, run: run.run_id });
+        }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const port = proxy.port;
+      await proxy.cut();
+      try {
+        const status = await statusOf(api.threads.get(threads[0]?.thread_id ?? ""));
+        assert.equal(status, 503, "the API answers 503 while the database is away");
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+      } finally {
+        await proxy.open(port);
+      }
+      await mapLimit(runs, 8, ({ thread, run }) => api.runs.join(thread, run));
+      // A run whose checkpoint write failed mid-outage ends in error; none is lost or left going.
+      const statuses = await Promise.all(runs.map(({ thread, run }) => api.runs.get(thread, run)));
+      for (const run of statuses)
+        assert.ok(["success", "error"].includes(run.status), `run ${run.run_id}: ${run.status}`);
+      assert.ok(statuses.filter((r) => r.status === "success").length >= runs.length / 2);
+      // And the server takes new work as before.
+      const thread = threads[0]?.thread_id ?? "";
+      const after = await api.runs.wait(thread, "slow", { input: sleepy(10, "after") });
+      assert.ok(JSON.stringify(after).includes("done: after sleep 10"));
+    });
+  });
+}
