@@ -52,6 +52,8 @@ export function useScaledCluster(
     BERTH_LEASE_MS: "3000",
     BERTH_HEARTBEAT_MS: "500",
     BERTH_REAPER_MS: "500",
+    // Workers are killed on purpose: a run may lose more than the default 3 attempts to it.
+    BG_JOB_MAX_RETRIES: "10",
     N_JOBS_PER_WORKER: "10",
     // The "listening on" line is an info line of the JSON log.
     BERTH_LOG_LEVEL: "info",

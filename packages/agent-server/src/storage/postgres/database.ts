@@ -50,6 +50,9 @@ export async function openPostgresDatabase(
     connectionString: url,
     types,
     max: options.poolSize ?? 20,
+    // A connection attempt that hangs (an overloaded or half-restarted server) fails instead of
+    // holding its caller forever.
+    connectionTimeoutMillis: 10_000,
     application_name: "berth-agent-server",
   });
   // Without a listener an idle connection's failure (a server restart) would end the process.
