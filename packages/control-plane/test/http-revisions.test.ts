@@ -204,3 +204,45 @@ describe("concurrency", () => {
     );
   });
 });
+
+describe("latest revision statuses in one read (the dashboard's list)", () => {
+  it("gives each listed deployment's latest revision, leaves out other workspaces' and unknown ids", async () => {
+    const a = await create(externalBody("latest-a"));
+    const b = await create(externalBody("latest-b"));
+    await waitFor(statusOf(b.id, b.latest_revision_id), (s) => s === "AWAITING_DEPLOY");
+    const other = await plane().addTenant();
+    const foreign = await plane().raw({
+      method: "POST",
+      url: "/v2/deployments",
+      headers: { "x-api-key": other.key },
+      payload: externalBody("latest-foreign"),
+    });
+    assert.equal(foreign.statusCode, 201, foreign.body);
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    const ids = [a.id, b.id, foreign.json().id as string, unknown].join(",");
+    const res = await call({
+      method: "GET",
+      url: `/v2/deployments/latest-revision-statuses?deployment_ids=${ids}`,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const byDeployment = new Map(
+      (res.json().resources as Array<{ deployment_id: string; revision_id: string; status: string }>).map(
+        (r) => [r.deployment_id, r],
+      ),
+    );
+    assert.deepEqual([...byDeployment.keys()].sort(), [a.id, b.id].sort());
+    assert.equal(byDeployment.get(b.id)?.revision_id, b.latest_revision_id);
+    assert.equal(byDeployment.get(b.id)?.status, await statusOf(b.id, b.latest_revision_id)());
+  });
+
+  it("refuses a missing, malformed or too long id list with 422", async () => {
+    for (const query of [
+      "",
+      "?deployment_ids=nope",
+      `?deployment_ids=${Array(101).fill(crypto.randomUUID()).join(",")}`,
+    ]) {
+      const res = await call({ method: "GET", url: `/v2/deployments/latest-revision-statuses${query}` });
+      assert.equal(res.statusCode, 422, `${query.slice(0, 40)}: ${res.body}`);
+    }
+  });
+});

@@ -41,6 +41,11 @@ export type RevisionListQuery = z.output<typeof RevisionListQuery>;
 
 const QueryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
+/** `GET /v2/deployments/latest-revision-statuses` query: up to 100 deployment ids. */
+export const LatestRevisionStatusesQuery = z.object({
+  deployment_ids: CsvList.pipe(z.array(z.uuid()).min(1).max(100)),
+});
+
 /** `DELETE /v2/deployments/{id}` query. */
 export const DeploymentDeleteQuery = z.object({
   delete_tracing_project: QueryBool.default(false),

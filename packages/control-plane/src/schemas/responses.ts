@@ -59,6 +59,14 @@ export const RevisionOut = z.object({
   source_revision_config: SourceRevisionConfigOut,
 });
 
+/** One deployment's latest revision (Berth's batched read for lists; not in the real service). */
+export const LatestRevisionStatusOut = z.object({
+  deployment_id: z.uuid(),
+  revision_id: z.uuid(),
+  status: z.enum(REVISION_STATUSES),
+  updated_at: z.string(),
+});
+
 /** A tracing project response. */
 export const TracingProjectOut = z.object({
   id: z.uuid(),

@@ -5,7 +5,7 @@ import type { Deployment, Revision } from "../domain/types.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import type { Vocabulary } from "../schemas/aliases.js";
 import type { RevisionCreateRequest } from "../schemas/requests.js";
-import type { ControlPlaneStorage } from "../storage/types.js";
+import type { ControlPlaneStorage, LatestRevisionStatus } from "../storage/types.js";
 import { contextOf, stampNow } from "./context.js";
 import type { DeploymentService, Doorbell } from "./deployments.js";
 import type { KeyedMutex } from "./mutex.js";
@@ -33,6 +33,14 @@ export class RevisionService {
     await this.deployments.get(tenantId, deploymentId);
     const resources = await this.storage.revisions.list(tenantId, deploymentId, filter);
     return { resources, offset: filter.offset + resources.length };
+  }
+
+  /**
+   * The latest revision's status of each listed deployment, in one read (the dashboard's list of
+   * hundreds of deployments). Ids of other tenants' or deleted deployments are simply absent.
+   */
+  latestOf(tenantId: string, deploymentIds: readonly string[]): Promise<LatestRevisionStatus[]> {
+    return this.storage.revisions.latestOf(tenantId, deploymentIds);
   }
 
   /** One revision, 404 when it (or its deployment) is not the tenant's. */

@@ -118,6 +118,16 @@ export interface RevisionStore {
   setSourceRevisionConfig(id: string, config: SourceRevisionConfig, now: string): Promise<void>;
   /** Statuses of all revisions of a deployment (to know whether one is in progress). */
   statusesOf(deploymentId: string): Promise<Array<{ id: string; status: RevisionStatus }>>;
+  /** The latest revision of each of the tenant's deployments in `deploymentIds` that has one. */
+  latestOf(tenantId: string, deploymentIds: readonly string[]): Promise<LatestRevisionStatus[]>;
+}
+
+/** A deployment's latest revision: its id, status and last change (the dashboard's list column). */
+export interface LatestRevisionStatus {
+  deployment_id: string;
+  revision_id: string;
+  status: RevisionStatus;
+  updated_at: string;
 }
 
 /** Tracing projects (kept when their deployment is deleted, unless asked otherwise). */

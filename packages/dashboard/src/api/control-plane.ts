@@ -1,6 +1,7 @@
 import { errorFromBody } from "./errors.js";
 import type {
   Deployment,
+  LatestRevisionStatus,
   LogEntry,
   Page,
   Revision,
@@ -120,6 +121,12 @@ export class ControlPlaneClient {
       "GET",
       `/v2/deployments/${encodeURIComponent(deploymentId)}/revisions?limit=${limit}`,
     );
+  }
+
+  /** The latest revision's status of up to 100 deployments in one request. */
+  latestRevisionStatuses(deploymentIds: readonly string[]): Promise<{ resources: LatestRevisionStatus[] }> {
+    const ids = deploymentIds.map(encodeURIComponent).join(",");
+    return this.request("GET", `/v2/deployments/latest-revision-statuses?deployment_ids=${ids}`);
   }
 
   /** A new revision with the latest one's inputs. */

@@ -64,6 +64,14 @@ export interface Deployment {
 }
 
 /** A revision (`GET /v2/deployments/{id}/revisions`). */
+/** A deployment's latest revision, from the batched status read. */
+export interface LatestRevisionStatus {
+  deployment_id: string;
+  revision_id: string;
+  status: RevisionStatus;
+  updated_at: string;
+}
+
 export interface Revision {
   id: string;
   deployment_id: string;

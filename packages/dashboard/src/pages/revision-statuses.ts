@@ -3,13 +3,14 @@ import type { ControlPlaneClient } from "../api/control-plane.js";
 import type { Deployment } from "../api/types.js";
 import { isSettled } from "../format.js";
 
-const CONCURRENCY = 6;
+/** Ids per batched status read (the API takes up to 100). */
+const BATCH = 100;
 const REFRESH_MS = 2000;
 
 /**
- * The latest revision's status of each listed deployment: fetched a few at a time (the list API
- * has no revision status), refreshed while not settled, applied to the page in batches so 500 rows
- * do not re-render 500 times.
+ * The latest revision's status of each listed deployment: read 100 deployments a request (the list
+ * API has no revision status), refreshed while not settled, applied to the page once per read so
+ * 500 rows do not re-render 500 times.
  */
 export function useRevisionStatuses(client: ControlPlaneClient, deployments: Deployment[] | undefined) {
   const [statuses, setStatuses] = useState<ReadonlyMap<string, string>>(new Map());
@@ -34,21 +35,18 @@ export function useRevisionStatuses(client: ControlPlaneClient, deployments: Dep
         return !k || k.revision !== d.latest_revision_id || !isSettled(k.status);
       });
     const fetchAll = async (list: Deployment[]) => {
-      let next = 0;
-      const worker = async () => {
-        while (!stopped && next < list.length) {
-          const d = list[next++] as Deployment;
-          try {
-            const page = await client.revisions(d.id, 1);
-            const latest = page.resources[0];
-            if (latest) known.current.set(d.id, { revision: latest.id, status: latest.status });
-            publish();
-          } catch {
-            // A deployment deleted meanwhile: its row goes with the next list refresh.
+      for (let at = 0; at < list.length && !stopped; at += BATCH) {
+        const ids = list.slice(at, at + BATCH).map((d) => d.id);
+        try {
+          const { resources } = await client.latestRevisionStatuses(ids);
+          for (const r of resources) {
+            known.current.set(r.deployment_id, { revision: r.revision_id, status: r.status });
           }
+          publish();
+        } catch {
+          // A failed read is tried again with the next refresh.
         }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      }
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const loop = async () => {

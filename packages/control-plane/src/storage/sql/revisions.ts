@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { RevisionStatus } from "../../domain/revision-status.js";
 import type { Revision, SourceRevisionConfig } from "../../domain/types.js";
-import type { RevisionStore } from "../types.js";
+import type { LatestRevisionStatus, RevisionStore } from "../types.js";
 import type { RowCodec } from "./rows.js";
 import type { ControlPlaneDb } from "./schema.js";
 
@@ -93,5 +93,17 @@ export class SqlRevisionStore implements RevisionStore {
       .where("deployment_id", "=", deploymentId)
       .execute();
     return rows.map((row) => ({ id: row.id, status: row.status as RevisionStatus }));
+  }
+
+  async latestOf(tenantId: string, deploymentIds: readonly string[]): Promise<LatestRevisionStatus[]> {
+    if (deploymentIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("deployments as d")
+      .innerJoin("revisions as r", "r.id", "d.latest_revision_id")
+      .select(["d.id as deployment_id", "r.id as revision_id", "r.status", "r.updated_at"])
+      .where("d.tenant_id", "=", tenantId)
+      .where("d.id", "in", [...deploymentIds])
+      .execute();
+    return rows.map((row) => ({ ...row, status: row.status as RevisionStatus }));
   }
 }
