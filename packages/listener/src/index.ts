@@ -1,7 +1,7 @@
 export { ClientNodeCluster, FIELD_MANAGER, type KubeAccess } from "./client-node-cluster.js";
 export { type ListenerConfig, type ListenerConfigInput, parseListenerConfig } from "./config.js";
 export { ControlPlaneClient } from "./control-plane-client.js";
-export { type DockerfileOptions, renderDockerfile } from "./dockerfile.js";
+export { type DockerfileOptions, IMAGE_PACKAGES_DIR, renderDockerfile } from "./dockerfile.js";
 export { type ListenerParts, type RunningListener, startListener } from "./listener.js";
 export { Reconciler, type ReconcilerOptions } from "./reconciler.js";
 export { inClusterUrl, LABELS, objectName, renderRevision, toPrune } from "./render.js";

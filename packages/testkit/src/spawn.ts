@@ -14,14 +14,15 @@ export interface SpawnedServer {
 const URL_LINE = /listening on (http:\/\/\S+)/i;
 
 /**
- * Starts the built CLI (`packages/cli/bin/berth.js`) with `args` and resolves once it prints the
- * URL it listens on. Rejects with its output if it exits or stays silent past `timeoutMs`.
+ * Starts the built CLI (`packages/cli/bin/berth.js`, or another install's `bin`) with `args` and
+ * resolves once it prints the URL it listens on. Rejects with its output if it exits or stays
+ * silent past `timeoutMs`.
  */
 export function spawnBerth(
   args: string[],
-  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string; bin?: string } = {},
 ): Promise<SpawnedServer> {
-  const bin = path.join(repoRoot, "packages/cli/bin/berth.js");
+  const bin = options.bin ?? path.join(repoRoot, "packages/cli/bin/berth.js");
   // Tests start one server process they can signal and kill: `berth dev` without its file watcher
   // (a supervisor in front), unless the test is about watching.
   const watchChosen = args.includes("--watch") || args.includes("--no-watch") || args.includes("--check");

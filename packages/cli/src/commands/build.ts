@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { renderDockerfile } from "@berth-platform/listener";
+import { IMAGE_PACKAGES_DIR, renderDockerfile } from "@berth-platform/listener";
 import type { Command } from "commander";
+import { packBerthPackages } from "../image/pack-berth.js";
 
 /** Container engines `berth build` drives when one is on PATH, in order of preference. */
 const ENGINES = ["docker", "podman"] as const;
@@ -21,6 +22,15 @@ export function runBuild(dir: string, flags: { tag: string; config?: string }): 
     flags.config ?? ["graph.json", "langgraph.json"].find((f) => fs.existsSync(path.join(root, f)));
   if (!config || !fs.existsSync(path.join(root, config))) {
     process.stderr.write(`No graph configuration (graph.json or langgraph.json) in ${root}.\n`);
+    return 1;
+  }
+  const packagesDir = path.join(root, IMAGE_PACKAGES_DIR);
+  process.stdout.write(`Packing Berth's packages into ${packagesDir} …\n`);
+  try {
+    const tarballs = packBerthPackages(packagesDir);
+    process.stdout.write(`Packed ${tarballs.length} packages: ${tarballs.join(", ")}\n`);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
     return 1;
   }
   const dockerfile = path.join(root, "Dockerfile");
@@ -43,7 +53,7 @@ export function registerBuildCommand(program: Command): void {
   program
     .command("build")
     .description(
-      "Write the Dockerfile of a Berth agent server image for a graph project; build it with docker/podman when present.",
+      "Write the Dockerfile of a Berth agent server image for a graph project (with Berth's packages packed beside it in .berth-image/); build it with docker/podman when present.",
     )
     .argument("[dir]", "graph project directory", ".")
     .requiredOption("-t, --tag <image>", "image name and tag, e.g. registry.example.com/team/agent:1.0.0")
