@@ -51,7 +51,10 @@ describe("berth build: an image's Berth install is self-contained", () => {
     fs.mkdirSync(opt);
     assert.equal(npm(["init", "-y"], opt).status, 0);
     const tarballs = packed.map((file) => path.join(project, ".berth-image", file));
-    const install = npm(["install", "--prefer-offline", "--omit=dev", "--no-audit", "--no-fund", ...tarballs], opt);
+    const install = npm(
+      ["install", "--prefer-offline", "--omit=dev", "--no-audit", "--no-fund", ...tarballs],
+      opt,
+    );
     assert.equal(install.status, 0, install.stderr);
     const installProject = npm(["ci", "--prefer-offline", "--no-audit", "--no-fund"], project);
     assert.equal(installProject.status, 0, installProject.stderr);
