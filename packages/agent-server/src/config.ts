@@ -17,6 +17,12 @@ export interface AgentServerConfig {
    * lets go (blue/green hand-over of a deployment's data between two revisions).
    */
   readonly waitForLock: boolean;
+  /**
+   * Other agent servers open the same SQLite data directory at once (BERTH_SHARED_DATA_DIR; the
+   * local runtime's blue/green switch on Redis): no exclusive lock, crash recovery by lease
+   * expiry only. Needs REDIS_URI, the only way signals and streams reach the other processes.
+   */
+  readonly sharedDataDir: boolean;
   /** How long a claimed run stays owned without a heartbeat. */
   readonly leaseMs: number;
   /** How often a running run renews its lease. */
@@ -134,6 +140,12 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
     throw new Error("Invalid REDIS_URI: expected a redis:// or rediss:// URL");
   }
+  const sharedDataDir = ["1", "true", "yes"].includes((env.BERTH_SHARED_DATA_DIR ?? "").toLowerCase());
+  if (sharedDataDir && databaseUrl === null && redisUrl === null) {
+    throw new Error(
+      "BERTH_SHARED_DATA_DIR needs REDIS_URI: the processes sharing the data directory signal each other and stream through Redis",
+    );
+  }
   const databaseSchema = nonEmpty(env.BERTH_DATABASE_SCHEMA) ?? null;
   if (databaseSchema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new Error(`Invalid BERTH_DATABASE_SCHEMA: ${databaseSchema} (letters, digits and _, at most 63)`);
@@ -153,6 +165,7 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     jobsPerWorker: integer("jobs per worker", flags.jobsPerWorker ?? env.N_JOBS_PER_WORKER ?? 10, 1, 1000),
     waitForLock:
       flags.waitForLock ?? ["1", "true", "yes"].includes((env.BERTH_WAIT_FOR_LOCK ?? "").toLowerCase()),
+    sharedDataDir,
     leaseMs: integer("BERTH_LEASE_MS", env.BERTH_LEASE_MS ?? 30_000, 100, 3_600_000),
     heartbeatMs: integer("BERTH_HEARTBEAT_MS", env.BERTH_HEARTBEAT_MS ?? 10_000, 50, 3_600_000),
     reaperIntervalMs: integer("BERTH_REAPER_MS", env.BERTH_REAPER_MS ?? 15_000, 50, 3_600_000),

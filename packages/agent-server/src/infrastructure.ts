@@ -21,7 +21,7 @@ export interface Infrastructure {
 }
 
 /**
- * Opens the adapters the config names: SQLite files (locked unless `waitForLock`) or PostgreSQL;
+ * Opens the adapters the config names: SQLite files (locked unless `waitForLock` or shared) or PostgreSQL;
  * in-process signals and streams, or Redis ones shared with the other processes.
  */
 export async function openInfrastructure(config: AgentServerConfig, logger: Logger): Promise<Infrastructure> {
@@ -36,7 +36,7 @@ export async function openInfrastructure(config: AgentServerConfig, logger: Logg
             "PostgreSQL connection lost; the pool reconnects",
           ),
       })
-    : await openSqliteBackend(config.dataDir, { lock: !config.waitForLock });
+    : await openSqliteBackend(config.dataDir, { lock: !config.waitForLock, shared: config.sharedDataDir });
   if (!config.redisUrl) {
     const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
     return {

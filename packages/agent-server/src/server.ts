@@ -191,11 +191,9 @@ export async function startAgentServer(
       drain,
     });
     const url = await listenWithFallback(app, { ...config, onPortMoved: options.onPortMoved });
-    // At the grace deadline: streams, joins and waits still open are ended, so closing is immediate.
-    cleanups.unshift(async () => {
-      drain.cutOff(app);
-      await app.close();
-    });
+    // After the runs (at the latest at the grace deadline): streams, joins and waits still open
+    // get a moment to end by themselves, then are ended, so closing is quick.
+    cleanups.unshift(() => drain.close(app, 1_000));
 
     const env = { serverVersion: AGENT_SERVER_VERSION, langgraphVersion, apiUrl: config.publicUrl ?? url };
     const workerDeps = {

@@ -48,6 +48,20 @@ describe("parseAgentServerConfig", () => {
     );
   });
 
+  it("a shared data directory (BERTH_SHARED_DATA_DIR) needs Redis between the processes", () => {
+    assert.equal(parseAgentServerConfig({ flags: {}, env: {}, cwd: "/" }).sharedDataDir, false);
+    assert.throws(
+      () => parseAgentServerConfig({ flags: {}, env: { BERTH_SHARED_DATA_DIR: "1" }, cwd: "/" }),
+      /needs REDIS_URI/,
+    );
+    const shared = parseAgentServerConfig({
+      flags: {},
+      env: { BERTH_SHARED_DATA_DIR: "1", REDIS_URI: "redis://cache:6379" },
+      cwd: "/",
+    });
+    assert.equal(shared.sharedDataDir, true);
+  });
+
   it("reads the official server's names for the scaled-out settings; roles need a shared database", () => {
     const config = parseAgentServerConfig({
       flags: {},

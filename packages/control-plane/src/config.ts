@@ -13,6 +13,12 @@ export interface ControlPlaneConfig {
    * BERTH_DATABASE_URL; never plain DATABASE_URL, which other programs and CI set); null: SQLite.
    */
   readonly databaseUrl: string | null;
+  /**
+   * Redis the local runtime's agent servers share (`--redis-url`, REDIS_URI, the agent server's own
+   * name), each deployment under its own key prefix: a revision switch then sends new requests to
+   * the new revision at once while the old one finishes its runs. Null: the switch holds them.
+   */
+  readonly redisUrl: string | null;
   /** The admin key to create on first start instead of a generated one (`--api-key`, BERTH_API_KEY). */
   readonly bootstrapApiKey: string | null;
   /** 32-byte AES key for secrets at rest (BERTH_SECRETS_KEY, base64); null: generated into the data dir. */
@@ -95,6 +101,7 @@ export interface ControlPlaneConfigInput {
     dataDir?: string | undefined;
     apiKey?: string | undefined;
     databaseUrl?: string | undefined;
+    redisUrl?: string | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
@@ -117,6 +124,7 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
     portFallback: explicitPort === undefined,
     dataDir: path.resolve(cwd, flags.dataDir ?? env.BERTH_DATA_DIR ?? path.join(".berth", "control-plane")),
     databaseUrl: databaseUrl(flags.databaseUrl ?? env.BERTH_DATABASE_URL),
+    redisUrl: redisUrl(flags.redisUrl ?? env.REDIS_URI),
     bootstrapApiKey: apiKey,
     secretsKey: env.BERTH_SECRETS_KEY ? secretsKey(env.BERTH_SECRETS_KEY) : null,
     bodyLimitBytes: integer(
@@ -237,6 +245,14 @@ function databaseUrl(text: string | undefined): string | null {
   if (!text?.trim()) return null;
   if (!/^postgres(ql)?:\/\//.test(text.trim())) {
     throw new Error("The database URL (--database-url / BERTH_DATABASE_URL) must be a postgresql:// URL.");
+  }
+  return text.trim();
+}
+
+function redisUrl(text: string | undefined): string | null {
+  if (!text?.trim()) return null;
+  if (!/^rediss?:\/\//.test(text.trim())) {
+    throw new Error("The Redis URL (--redis-url / REDIS_URI) must be a redis:// or rediss:// URL.");
   }
   return text.trim();
 }

@@ -137,6 +137,7 @@ export async function createControlPlane(
             buildTimeoutMs: config.buildTimeoutMs,
             deployTimeoutMs: config.deployTimeoutMs,
             drainGraceMs: config.drainGraceMs,
+            redisUrl: config.redisUrl,
             archiveLimits: config.archiveLimits,
             keepBuilds: 2,
             templates,

@@ -66,6 +66,17 @@ describe("control plane config", () => {
     assert.throws(() => parse({ databaseUrl: "mysql://db/berth" }), /postgresql:\/\/ URL/);
   });
 
+  it("Redis for the agent servers from --redis-url or REDIS_URI", () => {
+    assert.equal(parse().redisUrl, null);
+    assert.equal(parse({}, { REDIS_URL: "redis://ci:6379" }).redisUrl, null);
+    assert.equal(parse({}, { REDIS_URI: "redis://cache:6379" }).redisUrl, "redis://cache:6379");
+    assert.equal(
+      parse({ redisUrl: "rediss://a:6380" }, { REDIS_URI: "redis://b" }).redisUrl,
+      "rediss://a:6380",
+    );
+    assert.throws(() => parse({ redisUrl: "http://cache" }), /redis:\/\/ or rediss:\/\/ URL/);
+  });
+
   it("rejects bad ports, short keys and malformed secrets keys", () => {
     assert.throws(() => parse({ port: "70000" }), /Invalid port/);
     assert.throws(() => parse({ port: "abc" }), /Invalid port/);

@@ -81,6 +81,48 @@ describe("planAgentProcess", () => {
   });
 });
 
+describe("planAgentProcess with Redis", () => {
+  const input = {
+    agentCommand: ["/usr/bin/node", "/opt/berth/bin/berth.js", "dev"],
+    graphConfigPath: "/data/deployments/d/builds/k/src/graph.json",
+    dataDir: "/data/deployments/d/data",
+    port: 4321,
+    env: { PATH: "/usr/bin", REDIS_KEY_PREFIX: "someone-else:" },
+    logFile: "/data/deployments/d/logs/r.log",
+    token: "t0ken",
+    redis: { url: "redis://127.0.0.1:6379", keyPrefix: "berth:deployment:d:" },
+    drainGraceMs: 15_000,
+  };
+
+  it("shares the data directory instead of waiting for it, under the deployment's own key prefix", () => {
+    const plan = planAgentProcess(input);
+    assert.equal(plan.shared, true);
+    assert.ok(!plan.args.includes("--wait-for-lock"));
+    assert.ok(plan.args.includes("--data-dir"));
+    assert.equal(plan.env.REDIS_URI, "redis://127.0.0.1:6379");
+    assert.equal(plan.env.REDIS_KEY_PREFIX, "berth:deployment:d:");
+    assert.equal(plan.env.BERTH_SHARED_DATA_DIR, "1");
+    // Runs still going are handed back before the drain's kill; a deployment's own setting wins.
+    assert.equal(plan.env.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS, "13");
+    const own = planAgentProcess({ ...input, env: { BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: "40" } });
+    assert.equal(own.env.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS, "40");
+  });
+
+  it("without Redis keeps the hand-over mode and sets none of it", () => {
+    const plan = planAgentProcess({ ...input, env: {}, redis: null });
+    assert.equal(plan.shared, false);
+    assert.ok(plan.args.includes("--wait-for-lock"));
+    for (const name of [
+      "REDIS_URI",
+      "REDIS_KEY_PREFIX",
+      "BERTH_SHARED_DATA_DIR",
+      "BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS",
+    ]) {
+      assert.equal(plan.env[name], undefined, name);
+    }
+  });
+});
+
 describe("buildKey", () => {
   it("is equal for equal source and build inputs, whatever the secrets", () => {
     const a = sample([{ name: "A", value: "1" }]).revision;

@@ -9,5 +9,5 @@ export {
 } from "./http-limits.js";
 export { type ListenOptions, listenWithFallback } from "./listen.js";
 export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
-export { migrateToLatest, openSqliteFile } from "./sqlite.js";
+export { immediateTransactions, migrateToLatest, openSqliteFile } from "./sqlite.js";
 export { cacheStatements } from "./statement-cache.js";

@@ -7,14 +7,30 @@ import { cacheStatements } from "./statement-cache.js";
  * survives a process crash; docs/decisions.md), a busy timeout, foreign keys, and cached prepared
  * statements.
  */
-export function openSqliteFile(file: string): Database.Database {
+export function openSqliteFile(
+  file: string,
+  options: { immediateTransactions?: boolean } = {},
+): Database.Database {
   const raw = new Database(file);
   raw.pragma("journal_mode = WAL");
   raw.pragma("synchronous = NORMAL");
   raw.pragma("busy_timeout = 5000");
   raw.pragma("foreign_keys = ON");
   cacheStatements(raw);
+  if (options.immediateTransactions) immediateTransactions(raw);
   return raw;
+}
+
+/**
+ * Makes Kysely's transactions `BEGIN IMMEDIATE` (it sends a plain `begin`), for a file that other
+ * processes write too. In WAL mode a deferred transaction that reads, then writes after another
+ * process committed fails at once with SQLITE_BUSY_SNAPSHOT (no busy handler is called for it);
+ * taking the write lock at `BEGIN` makes the busy timeout wait for the other writer instead.
+ */
+export function immediateTransactions(db: Database.Database): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) =>
+    prepare(sql.trim().toLowerCase() === "begin" ? "begin immediate" : sql)) as typeof db.prepare;
 }
 
 /**

@@ -31,4 +31,18 @@ export class HttpDrain {
   cutOff(app: FastifyInstance): void {
     app.server.closeAllConnections();
   }
+
+  /**
+   * Closes the app once the runs are over: responses still open get `settleMs` to end by
+   * themselves first (the last events of a run that just ended may still be on their way back
+   * through Redis), then every connection is cut.
+   */
+  async close(app: FastifyInstance, settleMs: number): Promise<void> {
+    const closed = app.close();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, settleMs)))]);
+    clearTimeout(timer);
+    this.cutOff(app);
+    await closed;
+  }
 }

@@ -32,6 +32,10 @@ export function registerUpCommand(program: Command): void {
       "--database-url <url>",
       "keep state in PostgreSQL (postgresql://…) instead of SQLite in the data dir (or BERTH_DATABASE_URL)",
     )
+    .option(
+      "--redis-url <url>",
+      "Redis for the deployments' agent servers (or REDIS_URI): a new revision serves at once while the old one finishes its runs",
+    )
     .addOption(logFormatOption())
     .option("--no-example", "do not create the example-agent deployment on first start")
     .option(
@@ -52,6 +56,8 @@ same API key. Stopping berth up stops them; the next start brings them back.
 Environment:
   BERTH_API_KEY        same as --api-key
   BERTH_DATABASE_URL   same as --database-url (plain DATABASE_URL is not read)
+  REDIS_URI            same as --redis-url (without Redis, a revision switch holds the
+                       deployment's new requests while the old revision drains)
   BERTH_SECRETS_KEY    32-byte base64 key for secrets at rest (default: generated into the data dir)
   BERTH_LOG_LEVEL      log level (default info)
   BERTH_BUILD_TIMEOUT_SECS   time limit of an install/build command or git clone (default 900)
@@ -74,6 +80,7 @@ Example:
         dataDir?: string;
         apiKey?: string;
         databaseUrl?: string;
+        redisUrl?: string;
         example: boolean;
         runtime: boolean;
         logFormat?: string;
@@ -85,6 +92,7 @@ Example:
             dataDir: options.dataDir,
             apiKey: options.apiKey,
             databaseUrl: options.databaseUrl,
+            redisUrl: options.redisUrl,
           },
           env: process.env,
           cwd: process.cwd(),

@@ -48,6 +48,12 @@ export interface RunningAgent {
    * waits for the old agent's requests in flight before stopping it (they finish where they began).
    */
   release(): void;
+  /**
+   * Called once the agent server's response to that request has begun (headers received): a
+   * switch without a hold stops the old agent only after every request sent to it was taken in,
+   * so none reaches it after it began refusing new ones.
+   */
+  responded(): void;
 }
 
 /**
@@ -70,7 +76,7 @@ export interface DeploymentRuntime {
   /**
    * The revision serving a deployment, if any, counted as in use until `release()`. During a switch
    * between revisions it resolves once the new one has taken over (requests wait briefly instead
-   * of reaching a process that stops).
+   * of reaching a process that stops); with cross-process signals (Redis) there is no such wait.
    */
   serving(deploymentId: string): Promise<RunningAgent | undefined>;
   /** Stops the deployment's processes and removes its builds and data. */

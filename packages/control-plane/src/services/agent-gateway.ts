@@ -13,13 +13,14 @@ export class AgentGateway {
   ) {}
 
   /**
-   * The upstream base URL of a tenant's deployment and the credential it requires (`release()`
-   * once answered); 404 for unknown/foreign ids, 503 when nothing runs.
+   * The upstream base URL of a tenant's deployment and the credential it requires (`responded()`
+   * once its response begins, `release()` once answered); 404 for unknown/foreign ids, 503 when
+   * nothing runs.
    */
   async upstream(
     tenantId: string,
     deploymentId: string,
-  ): Promise<{ url: string; token: string | null; release(): void }> {
+  ): Promise<{ url: string; token: string | null; release(): void; responded(): void }> {
     const deployment = await this.deployments.get(tenantId, deploymentId);
     if (!deployment) throw new NotFoundError(`Deployment ID ${deploymentId} not found.`);
     const running = await this.runtime?.serving(deploymentId);
@@ -30,6 +31,11 @@ export class AgentGateway {
           : "The deployment has no deployed revision yet; its agent answers here once a revision is DEPLOYED.",
       );
     }
-    return { url: running.upstream, token: running.token, release: () => running.release() };
+    return {
+      url: running.upstream,
+      token: running.token,
+      release: () => running.release(),
+      responded: () => running.responded(),
+    };
   }
 }

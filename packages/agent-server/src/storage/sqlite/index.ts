@@ -12,23 +12,26 @@ export type SqliteBackend = StorageBackend;
 
 /**
  * Opens the agent server's data directory (created if missing), locked unless `lock: false` (the
- * caller then takes the lock itself, later: the blue/green hand-over).
+ * caller then takes the lock itself, later: the blue/green hand-over). `shared`: other live
+ * processes open the same files and execute runs too (no lock; the queue then recovers runs by
+ * lease expiry only, and transactions take SQLite's write lock at BEGIN).
  */
 export async function openSqliteBackend(
   dataDir: string,
-  options: { lock?: boolean } = {},
+  options: { lock?: boolean; shared?: boolean } = {},
 ): Promise<SqliteBackend> {
   fs.mkdirSync(dataDir, { recursive: true });
-  const lock = options.lock === false ? { release() {} } : lockDataDir(dataDir);
+  const shared = options.shared === true;
+  const lock = options.lock === false || shared ? { release() {} } : lockDataDir(dataDir);
   try {
-    const { db } = await openSqliteDatabase(path.join(dataDir, "agent-server.sqlite"));
+    const { db } = await openSqliteDatabase(path.join(dataDir, "agent-server.sqlite"), { shared });
     const checkpoints = openSqliteCheckpointer(path.join(dataDir, "checkpoints.sqlite"));
     const storage = sqlStorage(db, sqliteDialect, async () => {
       await db.destroy();
       checkpoints.close();
       lock.release();
     });
-    return { storage, checkpointer: checkpoints.saver, checkpoints: checkpoints.admin, shared: false };
+    return { storage, checkpointer: checkpoints.saver, checkpoints: checkpoints.admin, shared };
   } catch (error) {
     lock.release();
     throw error;

@@ -76,6 +76,10 @@ export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGatew
             if (upstream.token) copy[AGENT_TOKEN_HEADER] = upstream.token;
             return copy;
           },
+          onResponse: (_request, replyOut, res) => {
+            upstream.responded();
+            return replyOut.send(res.stream);
+          },
           onError: (replyOut, { error }) => {
             request.log.warn({ err: error }, "agent proxy error");
             if (!replyOut.sent) {

@@ -14,6 +14,8 @@ export interface AgentProcessPlan {
   logFile: string;
   /** The credential the agent server requires on every request but `/ok` (only the proxy has it). */
   token: string;
+  /** Other agent servers of the deployment share its data directory (Redis between them). */
+  shared: boolean;
   /** The workspace's OS user, when it has one. */
   uid?: number;
   gid?: number;
@@ -31,12 +33,24 @@ export interface AgentPlanInput {
   token: string;
   /** The agent server's heap limit in MB (resource_spec's memory limit), or null for Node's default. */
   heapMb?: number | null;
+  /**
+   * Redis shared by the deployment's agent servers (null: none). With it, the old and the new
+   * revision open the data directory at once and reach each other's runs through Redis.
+   */
+  redis?: { url: string; keyPrefix: string } | null;
+  /** How long a replaced agent server may take before it is killed (the runtime's drain period). */
+  drainGraceMs?: number;
 }
 
-/** The spawn arguments of an agent server: loopback only, the deployment's data, hand-over mode. */
+/**
+ * The spawn arguments of an agent server: loopback only, the deployment's data, and either the
+ * hand-over mode (serve, take the data directory once the previous revision exits) or, with
+ * Redis, the shared mode (both revisions on the data directory at once).
+ */
 export function planAgentProcess(input: AgentPlanInput): AgentProcessPlan {
   const [command, ...prefix] = input.agentCommand;
   if (!command) throw new Error("The agent server command is empty.");
+  const redis = input.redis ?? null;
   return {
     command,
     args: [
@@ -50,7 +64,7 @@ export function planAgentProcess(input: AgentPlanInput): AgentProcessPlan {
       "--data-dir",
       input.dataDir,
       // The previous revision may still hold the data directory: serve, then take over when it exits.
-      "--wait-for-lock",
+      ...(redis ? [] : ["--wait-for-lock"]),
       // A deployed revision is immutable: no file watcher, no supervisor process in front.
       "--no-watch",
       // The deploy log reads levels from JSON lines.
@@ -65,11 +79,26 @@ export function planAgentProcess(input: AgentPlanInput): AgentProcessPlan {
         : {}),
       BERTH_LOG_LEVEL: input.env.BERTH_LOG_LEVEL ?? "info",
       BERTH_AGENT_TOKEN: input.token,
+      // After the secrets: a deployment cannot point its agent servers at another's keys.
+      ...(redis
+        ? { REDIS_URI: redis.url, REDIS_KEY_PREFIX: redis.keyPrefix, BERTH_SHARED_DATA_DIR: "1" }
+        : {}),
+      // Shared mode: runs still going near the end of the drain are handed back to the queue (the
+      // new revision resumes them at once) before the kill; a killed process's runs would wait
+      // for their leases to expire. The deployment's own setting (a secret) wins.
+      ...(redis &&
+      input.env.BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS === undefined &&
+      input.drainGraceMs !== undefined
+        ? {
+            BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS: String(Math.max(0, Math.floor(input.drainGraceMs / 1000) - 2)),
+          }
+        : {}),
     },
     cwd: path.dirname(input.graphConfigPath),
     port: input.port,
     logFile: input.logFile,
     token: input.token,
+    shared: redis !== null,
   };
 }
 

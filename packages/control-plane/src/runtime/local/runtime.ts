@@ -20,8 +20,10 @@ import {
 import { Builder, type BuilderOptions, type BuiltRevision } from "./builder.js";
 import { type AgentSettings, agentEnvironment } from "./environment.js";
 import { freePort } from "./free-port.js";
+import { InFlightRequests } from "./in-flight.js";
 import { type DeploymentLayout, deploymentLayout } from "./layout.js";
 import { planLocalResources } from "./resources.js";
+import { readState, writeState } from "./runtime-state.js";
 import { followLog, SupervisedAgent } from "./supervised-agent.js";
 
 /** Settings of the local runtime, decided by the composition root. */
@@ -38,15 +40,12 @@ export interface LocalRuntimeOptions extends BuilderOptions {
   logger: Logger;
   /** The agent URL and tracing target each deployment's agent server is told (none: no tracing). */
   agentSettings?: (deployment: Deployment) => AgentSettings;
-}
-
-/** What runs now, persisted so that a restarted control plane can adopt it. */
-interface RuntimeState {
-  revision_id: string;
-  pid: number;
-  port: number;
-  /** The agent server's credential (this file is the control plane's only: mode 0600). */
-  token?: string;
+  /**
+   * Redis the agent servers reach (`berth up --redis-url`, REDIS_URI), each deployment under its
+   * own key prefix; null: none, and a revision switch holds the deployment's new requests while
+   * the old revision drains.
+   */
+  redisUrl?: string | null;
 }
 
 const CONTAINER_SOURCES: readonly Source[] = ["external_container", "internal_container"];
@@ -54,7 +53,8 @@ const CONTAINER_SOURCES: readonly Source[] = ["external_container", "internal_co
 /**
  * The embedded runtime: each deployment is one agent server process on this machine (`berth dev`
  * on a loopback port, the deployment's SQLite data in its directory). Blue/green: a new revision's
- * process starts beside the old one, and takes the data directory over when the old one exits.
+ * process starts beside the old one, and takes the data directory over when the old one exits;
+ * with Redis both open the data directory at once and the new one serves at once.
  */
 export class LocalRuntime implements DeploymentRuntime {
   readonly #agents = new Map<string, SupervisedAgent>();
@@ -62,7 +62,9 @@ export class LocalRuntime implements DeploymentRuntime {
   readonly #switching = new Map<string, Promise<void>>();
   readonly #builder: Builder;
   /** Proxied requests in flight per agent (a switch lets them finish on the old one first). */
-  readonly #inFlight = new Map<SupervisedAgent, { count: number; idle: Array<() => void> }>();
+  readonly #inFlight = new InFlightRequests<SupervisedAgent>();
+  /** Replaced agents finishing their runs beside the new revision (shared mode), per deployment. */
+  readonly #retiring = new Map<SupervisedAgent, { deploymentId: string; done: Promise<void> }>();
 
   constructor(private readonly options: LocalRuntimeOptions) {
     this.#builder = new Builder(options);
@@ -92,7 +94,14 @@ export class LocalRuntime implements DeploymentRuntime {
     const agent = await this.#start(job, layout, built);
     const previous = this.#agents.get(id);
     job.log("deploy", "INFO", "Agent server is healthy.");
-    if (previous) {
+    if (previous?.shared && agent.shared) {
+      // Both revisions share the data directory and reach each other's runs through Redis: new
+      // requests go to the new revision now; the old one finishes its runs beside it (its open
+      // streams and joins go on; joins, streams and cancels of its runs work through either).
+      this.#agents.set(id, agent);
+      this.#saveState(layout, agent);
+      this.#retireBeside(id, previous, job);
+    } else if (previous) {
       // One process at a time executes the deployment's runs (a run's waiters live in the process
       // that executes it): new requests wait here while the old revision finishes what it
       // accepted and exits; the new one then takes the data directory over and serves.
@@ -107,9 +116,9 @@ export class LocalRuntime implements DeploymentRuntime {
         const started = Date.now();
         // Requests already sent to it finish there (their runs, waits and streams live in it),
         // for up to the drain period; then it stops (SIGTERM: it claims nothing more).
-        await this.#idle(previous, this.options.drainGraceMs);
+        await this.#inFlight.waitFor(previous, "idle", this.options.drainGraceMs);
         await previous.retire(this.options.drainGraceMs);
-        this.#inFlight.delete(previous);
+        this.#inFlight.forget(previous);
         job.log("deploy", "INFO", `Previous revision stopped after ${Date.now() - started} ms.`);
       } finally {
         this.#agents.set(id, agent);
@@ -130,7 +139,14 @@ export class LocalRuntime implements DeploymentRuntime {
     const layout = this.#layout(job.deployment.id);
     const state = readState(layout);
     if (state && isAgentOf(state.pid, layout.data)) {
-      if (state.revision_id === job.revision.id && (await isHealthy(`http://127.0.0.1:${state.port}`))) {
+      // A process of the other mode (the control plane came back with or without Redis) is
+      // restarted: the two modes cannot share a data directory.
+      const sameMode = (state.shared ?? false) === Boolean(this.options.redisUrl);
+      if (
+        state.revision_id === job.revision.id &&
+        sameMode &&
+        (await isHealthy(`http://127.0.0.1:${state.port}`))
+      ) {
         const process = AgentProcess.adopt(state.pid, state.port, state.token);
         this.#agents.set(job.deployment.id, this.#supervise(job, layout, process));
         job.log(
@@ -162,20 +178,13 @@ export class LocalRuntime implements DeploymentRuntime {
     }
     const agent = this.#agents.get(deploymentId);
     if (!agent?.process.alive) return undefined;
-    const entry = this.#inFlight.get(agent) ?? { count: 0, idle: [] };
-    this.#inFlight.set(agent, entry);
-    entry.count += 1;
-    let released = false;
+    const request = this.#inFlight.track(agent);
     return {
       revisionId: agent.revisionId,
       upstream: agent.process.url,
       token: agent.process.token,
-      release: () => {
-        if (released) return;
-        released = true;
-        entry.count -= 1;
-        if (entry.count === 0) for (const resolve of entry.idle.splice(0)) resolve();
-      },
+      responded: request.responded,
+      release: request.release,
     };
   }
 
@@ -183,7 +192,12 @@ export class LocalRuntime implements DeploymentRuntime {
     const agent = this.#agents.get(deploymentId);
     this.#agents.delete(deploymentId);
     await agent?.retire(this.options.drainGraceMs);
-    if (agent) this.#inFlight.delete(agent);
+    for (const [old, retiring] of this.#retiring) {
+      if (retiring.deploymentId !== deploymentId) continue;
+      await old.retire(2_000);
+      await retiring.done;
+    }
+    if (agent) this.#inFlight.forget(agent);
     const layout = this.#layout(deploymentId);
     const state = readState(layout);
     // A process a previous control plane left behind and nobody adopted.
@@ -198,19 +212,36 @@ export class LocalRuntime implements DeploymentRuntime {
   async close(): Promise<void> {
     const agents = [...this.#agents.values()];
     this.#agents.clear();
-    await Promise.all(agents.map((agent) => agent.retire(this.options.drainGraceMs)));
+    await Promise.all([
+      ...agents.map((agent) => agent.retire(this.options.drainGraceMs)),
+      ...[...this.#retiring.values()].map((retiring) => retiring.done),
+    ]);
   }
 
-  /** Resolves once no proxied request is in flight to `agent`, or after `timeoutMs`. */
-  async #idle(agent: SupervisedAgent, timeoutMs: number): Promise<void> {
-    const entry = this.#inFlight.get(agent);
-    if (!entry || entry.count === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => entry.idle.push(resolve)),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-    ]);
-    clearTimeout(timer);
+  /**
+   * Stops a replaced agent in the background while the new revision serves: once every request
+   * sent to it has been taken in (its response begun; up to the drain period), SIGTERM: it claims
+   * nothing more, its running runs get its grace period (the rest go back to the queue for the
+   * new revision), its open responses go on until then.
+   */
+  #retireBeside(deploymentId: string, previous: SupervisedAgent, job: RevisionJob): void {
+    job.log(
+      "deploy",
+      "INFO",
+      `The previous revision ${previous.revisionId} finishes its runs beside the new one (up to ${Math.round(this.options.drainGraceMs / 1000)} s).`,
+    );
+    const started = Date.now();
+    const done = (async () => {
+      await this.#inFlight.waitFor(previous, "answered", this.options.drainGraceMs);
+      await previous.retire(this.options.drainGraceMs);
+      this.#inFlight.forget(previous);
+      job.log("deploy", "INFO", `Previous revision stopped after ${Date.now() - started} ms.`);
+    })()
+      .catch((error: unknown) => {
+        this.options.logger.error({ err: error, deploymentId }, "could not stop the previous revision");
+      })
+      .finally(() => this.#retiring.delete(previous));
+    this.#retiring.set(previous, { deploymentId, done });
   }
 
   /**
@@ -304,6 +335,10 @@ export class LocalRuntime implements DeploymentRuntime {
       logFile: path.join(layout.logs, `${job.revision.id}.log`),
       token,
       heapMb: planLocalResources(job.revision.resource_spec).heapMb,
+      redis: this.options.redisUrl
+        ? { url: this.options.redisUrl, keyPrefix: redisKeyPrefix(job.deployment.id) }
+        : null,
+      drainGraceMs: this.options.drainGraceMs,
     });
     const launched = isolation.launch(plan.command, plan.args, identity, {
       writable: [layout.data],
@@ -333,15 +368,13 @@ export class LocalRuntime implements DeploymentRuntime {
   }
 
   #saveState(layout: DeploymentLayout, agent: SupervisedAgent): void {
-    const state: RuntimeState = {
+    writeState(layout, {
       revision_id: agent.revisionId,
       pid: agent.process.pid,
       port: agent.process.port,
       token: agent.process.token,
-    };
-    const temp = `${layout.stateFile}.tmp`;
-    fs.writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
-    fs.renameSync(temp, layout.stateFile);
+      shared: agent.shared,
+    });
   }
 
   /** Removes builds beyond the newest `keepBuilds` (never the running one). */
@@ -364,6 +397,11 @@ export class LocalRuntime implements DeploymentRuntime {
   }
 }
 
+/** The Redis keys and channels of one deployment's agent servers (deployments share a Redis). */
+export function redisKeyPrefix(deploymentId: string): string {
+  return `berth:deployment:${deploymentId}:`;
+}
+
 /** A fresh agent server credential. */
 function newToken(): string {
   return randomBytes(32).toString("base64url");
@@ -374,12 +412,4 @@ function buildRoot(layout: DeploymentLayout, graphConfigPath: string): string | 
   const rel = path.relative(layout.builds, graphConfigPath);
   const [key] = rel.split(path.sep);
   return key && !rel.startsWith("..") ? path.join(layout.builds, key) : null;
-}
-
-function readState(layout: DeploymentLayout): RuntimeState | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(layout.stateFile, "utf8")) as RuntimeState;
-  } catch {
-    return undefined;
-  }
 }

@@ -42,6 +42,11 @@ export class SupervisedAgent {
     this.#watch();
   }
 
+  /** Whether it shares the deployment's data directory with other agent servers (Redis mode). */
+  get shared(): boolean {
+    return this.plan.shared;
+  }
+
   /** The process serving now. */
   get process(): AgentProcess {
     return this.#process;
