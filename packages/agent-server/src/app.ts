@@ -85,6 +85,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonParsing(app);
   registerErrorHandling(app);
   deps.drain.register(app);
+  const cluster = deps.config.cluster;
+  if (cluster) {
+    // Which process of the embedded cluster answered (operators reading logs, tests of cross-process paths).
+    const worker = String(cluster.index);
+    app.addHook("onRequest", (_request, reply, done) => {
+      reply.header("x-berth-worker", worker);
+      done();
+    });
+  }
   // Before the auth hooks: a browser's preflight carries no credentials and must still be answered.
   await app.register(fastifyCors, corsPluginOptions(deps.cors));
   if (deps.config.agentToken) registerAgentToken(app, deps.config.agentToken);

@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 
 /** Everything the agent server needs to start, parsed once and frozen. */
@@ -87,6 +88,20 @@ export interface AgentServerConfig {
   readonly publicUrl: string | null;
   /** Runs are traced (LANGSMITH_TRACING / LANGCHAIN_TRACING_V2, read by LangChain itself): /info says so. */
   readonly tracing: boolean;
+  /**
+   * Server processes on the embedded SQLite files (--workers, BERTH_WORKERS; default the number of
+   * cores): above 1, a primary process supervises that many children sharing the port.
+   */
+  readonly workers: number;
+  /** Set in a child of the embedded cluster (never parsed from flags): its slot and queue owner id. */
+  readonly cluster: ClusterChildRole | null;
+}
+
+/** What makes a process a child of the embedded cluster (see cluster/primary.ts). */
+export interface ClusterChildRole {
+  readonly index: number;
+  /** The lease owner its run queue claims as: the primary recovers this owner's runs when it dies. */
+  readonly owner: string;
 }
 
 /** The roles a process can take. */
@@ -106,6 +121,7 @@ export interface AgentServerConfigInput {
     role?: string | undefined;
     databaseUrl?: string | undefined;
     redisUrl?: string | undefined;
+    workers?: string | number | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
@@ -147,6 +163,13 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     );
   }
   const databaseSchema = nonEmpty(env.BERTH_DATABASE_SCHEMA) ?? null;
+  const waitForLock =
+    flags.waitForLock ?? ["1", "true", "yes"].includes((env.BERTH_WAIT_FOR_LOCK ?? "").toLowerCase());
+  const workers = parseWorkers(flags.workers ?? env.BERTH_WORKERS, {
+    databaseUrl,
+    waitForLock: waitForLock || sharedDataDir,
+    cores: os.availableParallelism(),
+  });
   if (databaseSchema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new Error(`Invalid BERTH_DATABASE_SCHEMA: ${databaseSchema} (letters, digits and _, at most 63)`);
   }
@@ -163,8 +186,7 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     graphConfigPath,
     dataDir,
     jobsPerWorker: integer("jobs per worker", flags.jobsPerWorker ?? env.N_JOBS_PER_WORKER ?? 10, 1, 1000),
-    waitForLock:
-      flags.waitForLock ?? ["1", "true", "yes"].includes((env.BERTH_WAIT_FOR_LOCK ?? "").toLowerCase()),
+    waitForLock,
     sharedDataDir,
     leaseMs: integer("BERTH_LEASE_MS", env.BERTH_LEASE_MS ?? 30_000, 100, 3_600_000),
     heartbeatMs: integer("BERTH_HEARTBEAT_MS", env.BERTH_HEARTBEAT_MS ?? 10_000, 50, 3_600_000),
@@ -215,6 +237,43 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     tracing: ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"].some(
       (name) => env[name]?.trim().toLowerCase() === "true",
     ),
+    workers,
+    cluster: null,
+  });
+}
+
+/**
+ * `--workers` / BERTH_WORKERS. The embedded cluster shares SQLite files and the data-dir lock of one
+ * primary; PostgreSQL deployments scale with separate processes instead, and a blue/green hand-over
+ * (`--wait-for-lock`, or a data directory shared over Redis) serves from one process until the lock
+ * is free: they default to 1 and refuse more.
+ */
+function parseWorkers(
+  raw: string | number | undefined,
+  context: { databaseUrl: string | null; waitForLock: boolean; cores: number },
+): number {
+  const single = context.databaseUrl !== null || context.waitForLock;
+  if (raw === undefined || (typeof raw === "string" && raw.trim() === "")) return single ? 1 : context.cores;
+  const workers = integer("workers", raw, 1, 256);
+  if (workers > 1 && context.databaseUrl !== null)
+    throw new Error("--workers applies to the embedded SQLite mode; with DATABASE_URI run more processes");
+  if (workers > 1 && context.waitForLock)
+    throw new Error("--workers cannot be combined with --wait-for-lock or BERTH_SHARED_DATA_DIR");
+  return workers;
+}
+
+/** The config of a child of the embedded cluster: the primary's, for one process on a fixed port. */
+export function clusterChildConfig(
+  primary: AgentServerConfig,
+  role: ClusterChildRole,
+  port: number,
+): AgentServerConfig {
+  return Object.freeze({
+    ...primary,
+    port,
+    portFallback: false,
+    workers: 1,
+    cluster: Object.freeze({ ...role }),
   });
 }
 
@@ -249,4 +308,18 @@ function parseGraphAssistantConfigs(raw: string | undefined): Record<string, Rec
   if (!isObject(parsed) || !Object.values(parsed).every(isObject))
     throw new Error("Invalid LANGGRAPH_CONFIG: expected an object of objects by graph id");
   return parsed as Record<string, Record<string, unknown>>;
+}
+
+/** The environment variable through which the primary hands a child its config. */
+export const CLUSTER_CHILD_CONFIG_ENV = "BERTH_CLUSTER_CHILD_CONFIG";
+
+/** In a child of the embedded cluster: the config its primary parsed (null in any other process). */
+export function readClusterChildConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): AgentServerConfig | null {
+  const raw = env[CLUSTER_CHILD_CONFIG_ENV];
+  if (!raw) return null;
+  const config = JSON.parse(raw) as AgentServerConfig;
+  if (!config.cluster) throw new Error(`${CLUSTER_CHILD_CONFIG_ENV} does not describe a cluster child`);
+  return Object.freeze({ ...config, cluster: Object.freeze({ ...config.cluster }) });
 }

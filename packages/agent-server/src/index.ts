@@ -1,4 +1,11 @@
-export { type AgentServerConfig, type AgentServerConfigInput, parseAgentServerConfig } from "./config.js";
+export { runClusterChild } from "./cluster/child.js";
+export { type AgentCluster, type ClusterOptions, startAgentCluster } from "./cluster/primary.js";
+export {
+  type AgentServerConfig,
+  type AgentServerConfigInput,
+  parseAgentServerConfig,
+  readClusterChildConfig,
+} from "./config.js";
 export { systemAssistantId } from "./graphs/assistant-id.js";
 export { checkGraphProject, type GraphCheck } from "./graphs/check.js";
 export { GraphLoadError } from "./graphs/load.js";

@@ -1,4 +1,7 @@
 import type { Logger } from "pino";
+import { processHubChannel } from "./cluster/hub-link.js";
+import { RelayStreamBroker } from "./cluster/relay-broker.js";
+import { RelayRunSignals } from "./cluster/relay-signals.js";
 import type { AgentServerConfig } from "./config.js";
 import { MemoryRunSignals } from "./queue/signals-memory.js";
 import { RedisRunSignals } from "./queue/signals-redis.js";
@@ -24,7 +27,28 @@ export interface Infrastructure {
  * Opens the adapters the config names: SQLite files (locked unless `waitForLock` or shared) or PostgreSQL;
  * in-process signals and streams, or Redis ones shared with the other processes.
  */
-export async function openInfrastructure(config: AgentServerConfig, logger: Logger): Promise<Infrastructure> {
+export async function openInfrastructure(
+  config: AgentServerConfig,
+  logger: Logger,
+  hooks: { hasQueueCapacity: () => boolean } = { hasQueueCapacity: () => true },
+): Promise<Infrastructure> {
+  if (config.cluster) {
+    // A child of the embedded cluster: the primary holds the lock and is the hub between children.
+    const backend = await openSqliteBackend(config.dataDir, { lock: false, shared: true });
+    const hub = processHubChannel();
+    const signals = new RelayRunSignals(hub, hooks.hasQueueCapacity);
+    const broker = new RelayStreamBroker(hub, { ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
+    return {
+      backend,
+      signals,
+      broker,
+      async close() {
+        broker.close();
+        signals.close();
+        await backend.storage.close();
+      },
+    };
+  }
   const backend = config.databaseUrl
     ? await openPostgresBackend(config.databaseUrl, {
         schema: config.databaseSchema ?? undefined,

@@ -71,7 +71,11 @@ export async function startAgentServer(
   // ERR_REQUIRE_CYCLE_MODULE (issue 10). The official server loads them; so does Berth.
   const unregisterTsxCjs = registerTsxCjs();
   // Hand-over: the data directory is shared with the process being replaced until it exits.
-  const infrastructure = await openInfrastructure(config, logger);
+  // The queue is made once the URL is known (runs see it); probes read it when asked.
+  let queue: RunQueue | undefined;
+  const infrastructure = await openInfrastructure(config, logger, {
+    hasQueueCapacity: () => (queue?.running ?? 0) < config.jobsPerWorker,
+  });
   const { backend, signals, broker } = infrastructure;
   const cleanups: Array<() => Promise<void> | void> = [
     () => infrastructure.close(),
@@ -144,8 +148,6 @@ export async function startAgentServer(
     const customAuth = project.authPath
       ? await loadCustomAuth(project.configPath, project.projectDir, project.authPath)
       : undefined;
-    // The queue is made once the URL is known (runs see it); the probe reads it when scraped.
-    let queue: RunQueue | undefined;
     const queueProbe = {
       pendingRuns: () => backend.storage.runs.countPending(),
       runningRuns: () => queue?.running ?? 0,
@@ -210,6 +212,7 @@ export async function startAgentServer(
       metrics,
     };
     queue = new RunQueue({
+      owner: config.cluster?.owner,
       runs: backend.storage.runs,
       signals,
       config,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import os from "node:os";
 import { describe, it } from "node:test";
 import { parseAgentServerConfig } from "../src/config.js";
 
@@ -18,6 +19,31 @@ describe("parseAgentServerConfig", () => {
     assert.equal(explicit.port, 0);
     assert.equal(explicit.portFallback, false);
     assert.equal(explicit.dataDir, "/p/x/.berth/agent-server");
+  });
+
+  it("workers: one per core by default on SQLite, 1 on PostgreSQL or a hand-over, more refused there", () => {
+    const cores = os.availableParallelism();
+    assert.equal(parseAgentServerConfig({ flags: {}, env: {}, cwd: "/p" }).workers, cores);
+    assert.equal(parseAgentServerConfig({ flags: {}, env: { BERTH_WORKERS: "3" }, cwd: "/p" }).workers, 3);
+    assert.equal(
+      parseAgentServerConfig({ flags: { workers: "1" }, env: { BERTH_WORKERS: "3" }, cwd: "/p" }).workers,
+      1,
+    );
+    assert.equal(parseAgentServerConfig({ flags: { waitForLock: true }, env: {}, cwd: "/p" }).workers, 1);
+    const pg = { DATABASE_URI: "postgres://db/x" };
+    assert.equal(parseAgentServerConfig({ flags: {}, env: pg, cwd: "/p" }).workers, 1);
+    assert.throws(
+      () => parseAgentServerConfig({ flags: { workers: "2" }, env: pg, cwd: "/p" }),
+      /embedded SQLite/,
+    );
+    assert.throws(
+      () => parseAgentServerConfig({ flags: { workers: "0" }, env: {}, cwd: "/p" }),
+      /Invalid workers/,
+    );
+    assert.throws(
+      () => parseAgentServerConfig({ flags: { workers: "2", waitForLock: true }, env: {}, cwd: "/p" }),
+      /wait-for-lock/,
+    );
   });
 
   it("reads the public URL (LANGGRAPH_API_URL) and whether LangChain traces (LANGSMITH_TRACING)", () => {

@@ -132,6 +132,24 @@ export function runStoreCases(target: StorageTarget): void {
       assert.equal((await storage.threads.get("T"))?.status, "error");
     });
 
+    it("recovers only a dead owner's runs when named, whatever their lease (a cluster child that died)", async () => {
+      const storage = await open();
+      await enqueue(storage, "r1", "T1");
+      await enqueue(storage, "r2", "T2");
+      await storage.runs.claimNext("alive", 60_000, Date.now());
+      await storage.runs.claimNext("dead", 60_000, Date.now());
+      const report = await storage.runs.recover({
+        liveOwner: "primary",
+        nowMs: Date.now(),
+        maxAttempts: 3,
+        allForeign: true,
+        deadOwner: "dead",
+      });
+      assert.deepEqual(report, { requeued: ["r2"], failed: [] });
+      assert.equal((await storage.runs.get("T1", "r1"))?.status, "running");
+      assert.equal((await storage.runs.get("T2", "r2"))?.status, "pending");
+    });
+
     it("only reaps expired leases of other owners while running", async () => {
       const storage = await open();
       await enqueue(storage, "r", "T");

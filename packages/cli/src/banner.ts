@@ -1,7 +1,7 @@
-import type { AgentServer } from "@berth-platform/agent-server";
+import type { StartedAgentServer } from "./agent-server-start.js";
 
 /** What a newcomer sees when `berth dev` is up: the URL and a first call to try. */
-export function printDevBanner(server: AgentServer, dataDir: string): void {
+export function printDevBanner(server: StartedAgentServer, dataDir: string): void {
   const graph = server.graphIds[0] ?? "agent";
   const lines = [
     "",

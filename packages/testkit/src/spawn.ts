@@ -29,7 +29,9 @@ export function spawnBerth(
   const argv = args[0] === "dev" && !watchChosen ? [...args, "--no-watch"] : args;
   const child = spawn(process.execPath, [bin, ...argv], {
     cwd: options.cwd ?? repoRoot,
-    env: { ...process.env, BERTH_LOG_LEVEL: "warn", ...options.env },
+    // One server process unless the test is about workers (`--workers`, BERTH_WORKERS): the
+    // default (one per core) would make every test's timing and process count depend on the machine.
+    env: { ...process.env, BERTH_LOG_LEVEL: "warn", BERTH_WORKERS: "1", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

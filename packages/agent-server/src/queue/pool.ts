@@ -12,7 +12,8 @@ const SAFETY_POLL_MS = 2_000;
  * by a finished run, by a timer for delayed runs, and by a slow safety poll.
  */
 export class RunQueue {
-  readonly owner = `worker-${randomUUID()}`;
+  /** The lease owner of this process's claims. */
+  readonly owner: string;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private pumping = false;
   private pumpAgain = false;
@@ -23,6 +24,8 @@ export class RunQueue {
 
   constructor(
     private readonly deps: {
+      /** Given by a cluster primary, which recovers this owner's runs when the process dies. */
+      owner?: string | undefined;
       runs: RunStore;
       signals: RunSignals;
       config: AgentServerConfig;
@@ -31,7 +34,9 @@ export class RunQueue {
       /** Runs recovery failed for good (attempts spent): their streams and waiters must hear it. */
       onRunsFailed?: (runIds: string[]) => void;
     },
-  ) {}
+  ) {
+    this.owner = deps.owner ?? `worker-${randomUUID()}`;
+  }
 
   /**
    * Recovers runs a dead process left `running`, then starts dispatching. `recoverAllForeign`: this

@@ -66,6 +66,7 @@ export async function processRun(
 
   let ended: RunOutcome | null = null;
   const startedAt = new Date().toISOString();
+  deps.broker.open(run.run_id, { resumable: run.kwargs.resumable, executing: true });
   // The API sent attempt 1's metadata on acceptance; a re-attempt (after a crash) announces itself.
   if (run.attempt > 1)
     deps.broker.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: run.attempt });

@@ -150,13 +150,15 @@ export interface RunStore {
   /**
    * Runs left `running` by an owner other than `liveOwner` whose lease expired (or all of them when
    * `allForeign`, used at start-up when this process holds the data directory's lock): back to
-   * `pending`, or `error` once `maxAttempts` are spent.
+   * `pending`, or `error` once `maxAttempts` are spent. `deadOwner`: only that owner's runs (a
+   * process known to have died; with `allForeign`, whatever their lease).
    */
   recover(options: {
     liveOwner: string;
     nowMs: number;
     maxAttempts: number;
     allForeign: boolean;
+    deadOwner?: string | undefined;
   }): Promise<RecoveryReport>;
 }
 

@@ -46,15 +46,17 @@ export class MemoryStreamBroker implements StreamBroker {
     return stream !== undefined && !stream.ended && (stream.resumable || stream.listeners.size > 0);
   }
 
-  publish(runId: string, event: string, data: unknown): void {
+  /** Also returns the event as published (undefined when nobody declared the run or it ended). */
+  publish(runId: string, event: string, data: unknown): RunStreamEvent | undefined {
     const stream = this.runs.get(runId);
-    if (!stream || stream.ended) return;
+    if (!stream || stream.ended) return undefined;
     const message: RunStreamEvent = { id: String(stream.nextId++), event, data };
     if (stream.resumable) {
       stream.events.push(message);
       if (stream.events.length > this.options.maxEvents) stream.events.shift();
     }
     for (const listener of [...stream.listeners]) listener({ kind: "event", event: message });
+    return message;
   }
 
   end(runId: string): void {

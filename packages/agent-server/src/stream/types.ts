@@ -13,8 +13,12 @@ export type StreamMessage = { kind: "event"; event: RunStreamEvent } | { kind: "
  * the embedded server; Redis pub/sub when API and workers are separate processes.
  */
 export interface StreamBroker {
-  /** Declares a run before it starts; a resumable run's events are kept for replay until `ttlMs` after it ends. */
-  open(runId: string, options: { resumable: boolean }): void;
+  /**
+   * Declares a run before it starts; a resumable run's events are kept for replay until `ttlMs`
+   * after it ends. `executing`: said by the worker about to execute it (the API says it on
+   * acceptance), so a broker spanning processes learns where the run's events come from.
+   */
+  open(runId: string, options: { resumable: boolean; executing?: boolean }): void;
   /** Whether publishing is worth it: someone listens or the run is resumable. */
   wanted(runId: string): boolean;
   /**

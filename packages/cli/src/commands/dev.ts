@@ -1,7 +1,8 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkGraphProject, parseAgentServerConfig, startAgentServer } from "@berth-platform/agent-server";
+import { checkGraphProject, parseAgentServerConfig } from "@berth-platform/agent-server";
 import type { Command } from "commander";
+import { startAgentServerProcesses } from "../agent-server-start.js";
 import { printDevBanner } from "../banner.js";
 import { exitWithSupervisor, superviseDev } from "../dev-watch.js";
 import { ignoreDataDir } from "../gitignore.js";
@@ -23,7 +24,11 @@ export function registerDevCommand(program: Command): void {
       "--data-dir <dir>",
       "where threads, runs and checkpoints are kept (default: <project>/.berth/agent-server)",
     )
-    .option("--n-jobs-per-worker <n>", "runs executed at the same time (default: 10)")
+    .option("--n-jobs-per-worker <n>", "runs executed at the same time by each worker (default: 10)")
+    .option(
+      "--workers <n>",
+      "server processes sharing the port and the data directory (env BERTH_WORKERS; default: the number of cores; 1: one process)",
+    )
     .option(
       "--wait-for-lock",
       "serve while another process holds the data directory; run the queue once it exits (hand-over)",
@@ -39,6 +44,7 @@ export function registerDevCommand(program: Command): void {
       `
 Environment:
   BERTH_LOG_LEVEL          log level (default info)
+  BERTH_WORKERS            server processes (default: the number of cores; as --workers)
   BG_JOB_TIMEOUT_SECS      run time limit in seconds (default 3600)
   BG_JOB_MAX_RETRIES       attempts of a run interrupted by a crash (default 3)
   BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS  time running runs get after SIGTERM (default 10)
@@ -55,6 +61,7 @@ Example:
         host?: string;
         dataDir?: string;
         nJobsPerWorker?: string;
+        workers?: string;
         waitForLock?: boolean;
         databaseUrl?: string;
         redisUrl?: string;
@@ -72,6 +79,7 @@ Example:
             waitForLock: options.waitForLock,
             databaseUrl: options.databaseUrl,
             redisUrl: options.redisUrl,
+            workers: options.workers,
           },
           env: process.env,
           cwd: process.cwd(),
@@ -102,6 +110,7 @@ Example:
               ...(options.nJobsPerWorker !== undefined
                 ? ["--n-jobs-per-worker", options.nJobsPerWorker]
                 : []),
+              ...(options.workers !== undefined ? ["--workers", options.workers] : []),
               ...(options.waitForLock ? ["--wait-for-lock"] : []),
               ...(options.databaseUrl !== undefined ? ["--database-url", options.databaseUrl] : []),
               ...(options.redisUrl !== undefined ? ["--redis-url", options.redisUrl] : []),
@@ -115,12 +124,10 @@ Example:
           return;
         }
         if (supervised) exitWithSupervisor();
-        const server = await startAgentServer(config, {
-          logger: makeLogger(
-            config.logLevel,
-            resolveLogFormat(options.logFormat, process.stdout.isTTY === true),
-          ),
-          processEnv: process.env,
+        const logFormat = resolveLogFormat(options.logFormat, process.stdout.isTTY === true);
+        const server = await startAgentServerProcesses(config, {
+          logger: makeLogger(config.logLevel, logFormat),
+          logFormat,
           onPortMoved: (from, to) =>
             process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
         });

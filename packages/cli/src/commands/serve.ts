@@ -1,6 +1,7 @@
-import { parseAgentServerConfig, startAgentServer } from "@berth-platform/agent-server";
+import { parseAgentServerConfig } from "@berth-platform/agent-server";
 import { type Command, Option } from "commander";
 import { pino } from "pino";
+import { startAgentServerProcesses } from "../agent-server-start.js";
 
 /** `berth serve`: the agent server for containers and scaled-out deployments (no banner, JSON logs). */
 export function registerServeCommand(program: Command): void {
@@ -17,11 +18,15 @@ export function registerServeCommand(program: Command): void {
     .option("--redis-url <url>", "Redis for signals and streams between processes (env REDIS_URI)")
     .option("--data-dir <dir>", "SQLite data directory when no database URL is given")
     .option("--n-jobs-per-worker <n>", "runs a worker executes at the same time (env N_JOBS_PER_WORKER)")
+    .option(
+      "--workers <n>",
+      "server processes on the SQLite data directory, sharing the port (env BERTH_WORKERS; default: the number of cores; 1: one process)",
+    )
     .addHelpText(
       "after",
       `
 Environment (the official server's names where they exist):
-  DATABASE_URI, REDIS_URI, REDIS_KEY_PREFIX, PORT, N_JOBS_PER_WORKER, BERTH_ROLE
+  DATABASE_URI, REDIS_URI, REDIS_KEY_PREFIX, PORT, N_JOBS_PER_WORKER, BERTH_ROLE, BERTH_WORKERS
   BG_JOB_TIMEOUT_SECS, BG_JOB_MAX_RETRIES, BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS
   BERTH_DATABASE_SCHEMA, BERTH_DATABASE_POOL_SIZE, BERTH_LOG_LEVEL
 
@@ -38,6 +43,7 @@ Example (one of 2 API + 2 worker processes on one PostgreSQL and Redis):
         redisUrl?: string;
         dataDir?: string;
         nJobsPerWorker?: string;
+        workers?: string;
       }) => {
         const config = parseAgentServerConfig({
           flags: {
@@ -49,16 +55,18 @@ Example (one of 2 API + 2 worker processes on one PostgreSQL and Redis):
             role: options.role,
             databaseUrl: options.databaseUrl,
             redisUrl: options.redisUrl,
+            workers: options.workers,
           },
           env: process.env,
           cwd: process.cwd(),
         });
         const logger = pino({ level: config.logLevel });
-        const server = await startAgentServer(config, { logger, processEnv: process.env });
+        const server = await startAgentServerProcesses(config, { logger, logFormat: "json" });
         logger.info(
           {
             url: server.url,
             role: config.role,
+            workers: config.workers,
             graphs: server.graphIds,
             graph_failures: server.graphFailures,
           },

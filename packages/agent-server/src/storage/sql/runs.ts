@@ -404,12 +404,14 @@ export class SqlRunStore implements RunStore {
     nowMs: number;
     maxAttempts: number;
     allForeign: boolean;
+    deadOwner?: string | undefined;
   }): Promise<RecoveryReport> {
     let query = this.db
       .selectFrom("runs")
       .select(["run_id", "thread_id", "attempt", "lease_token"])
       .where("status", "=", "running")
       .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_owner", "!=", options.liveOwner)]));
+    if (options.deadOwner !== undefined) query = query.where("lease_owner", "=", options.deadOwner);
     if (!options.allForeign) query = query.where("lease_expires_at", "<", options.nowMs);
     const stale = await query.execute();
     const report: RecoveryReport = { requeued: [], failed: [] };

@@ -14,17 +14,20 @@ export type SqliteBackend = StorageBackend;
  * Opens the agent server's data directory (created if missing), locked unless `lock: false` (the
  * caller then takes the lock itself, later: the blue/green hand-over). `shared`: other live
  * processes open the same files and execute runs too (no lock; the queue then recovers runs by
- * lease expiry only, and transactions take SQLite's write lock at BEGIN).
+ * lease expiry only, and transactions take SQLite's write lock at BEGIN). `otherWriters`: this
+ * process holds the lock but others write the files too (the primary of the embedded cluster).
  */
 export async function openSqliteBackend(
   dataDir: string,
-  options: { lock?: boolean; shared?: boolean } = {},
+  options: { lock?: boolean; shared?: boolean; otherWriters?: boolean } = {},
 ): Promise<SqliteBackend> {
   fs.mkdirSync(dataDir, { recursive: true });
   const shared = options.shared === true;
   const lock = options.lock === false || shared ? { release() {} } : lockDataDir(dataDir);
   try {
-    const { db } = await openSqliteDatabase(path.join(dataDir, "agent-server.sqlite"), { shared });
+    const { db } = await openSqliteDatabase(path.join(dataDir, "agent-server.sqlite"), {
+      shared: shared || options.otherWriters === true,
+    });
     const checkpoints = openSqliteCheckpointer(path.join(dataDir, "checkpoints.sqlite"));
     const storage = sqlStorage(db, sqliteDialect, async () => {
       await db.destroy();
