@@ -58,7 +58,7 @@ async function childrenOf(pid: number): Promise<Array<{ pid: number; index: numb
 
 /** An SDK client on one keep-alive connection to the child `worker` (new connections alternate). */
 async function clientOn(url: string, worker: string): Promise<Client> {
-  for (let attempt = 0; attempt < 40; attempt++) {
+  for (let attempt = 0; attempt < 10; attempt++) {
     const name = `${worker}-${attempt}-${Math.random()}`;
     const agent = new Agent({ connections: 1, pipelining: 1 });
     const response = await fetch(`${url}/ok`, { dispatcher: agent } as unknown as RequestInit);
@@ -108,8 +108,11 @@ async function readStream(
 describe("berth dev --workers 2: one primary, two children on the same SQLite files", () => {
   const temp = makeTempDir();
   let server: SpawnedServer | undefined;
-  let w0: Client;
-  let w1: Client;
+  /** Fresh clients on child 0 and child 1 (a dropped stream closes its connection: pin again). */
+  const pair = async (): Promise<[Client, Client]> => [
+    await clientOn(server?.url ?? "", "0"),
+    await clientOn(server?.url ?? "", "1"),
+  ];
   before(async () => {
     server = await spawnBerth(
       ["dev", "--config", FIXTURE_CONFIG, "--port", "0", "--data-dir", temp.dir, "--workers", "2"],
@@ -119,8 +122,6 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
         timeoutMs: 60_000,
       },
     );
-    w0 = await clientOn(server.url, "0");
-    w1 = await clientOn(server.url, "1");
   });
   after(async () => {
     for (const agent of pinned.values()) await agent.close().catch(() => {});
@@ -201,6 +202,7 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
   });
 
   it("a run created on child 0 is joined, stream-joined and cancelled from child 1", async () => {
+    const [w0, w1] = await pair();
     const thread = await w0.threads.create();
     const joinedRun = await w0.runs.create(thread.thread_id, "slow", { input: sleepy(300, "joined") });
     const joined = (await w1.runs.join(thread.thread_id, joinedRun.run_id)) as {
@@ -233,6 +235,7 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
   });
 
   it("a resumable stream read on child 1, dropped, rejoined on child 0 with Last-Event-ID: no gap, no duplicate", async () => {
+    const [w0, w1] = await pair();
     const thread = await w0.threads.create();
     const run = await w0.runs.create(thread.thread_id, "steps", {
       input: {},
@@ -243,7 +246,7 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
     assert.equal(first.length, 5);
     assert.equal(first[0]?.event, "metadata", "the first event is the run's metadata");
     const rest = await readStream(w0, thread.thread_id, run.run_id, { lastEventId: first.at(-1)?.id });
-    const whole = await readStream(w1, thread.thread_id, run.run_id, { lastEventId: "-1" });
+    const whole = await readStream((await pair())[1], thread.thread_id, run.run_id, { lastEventId: "-1" });
     const ids = [...first, ...rest].map((f) => f.id);
     assert.deepEqual(
       ids,
@@ -257,6 +260,7 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
 
   it("kill -9 of a child mid-run: its runs end through the other child, and it is restarted", async () => {
     const primary = server?.process.pid ?? 0;
+    const [w0, w1] = await pair();
     const threads = await Promise.all(Array.from({ length: 6 }, () => w0.threads.create()));
     // Created on child 0, which executes what it accepts while it has room.
     const runs = [];
@@ -304,7 +308,13 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
       restarted.some((c) => c.index === 0 && c.pid !== victim.pid),
       "child 0 was restarted",
     );
-    const again = await clientOn(server?.url ?? "", "0");
+    // The restarted child takes connections once it listens.
+    let again: Client | undefined;
+    for (let i = 0; i < 100 && !again; i++) {
+      again = await clientOn(server?.url ?? "", "0").catch(() => undefined);
+      if (!again) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(again, "the restarted child 0 answers");
     const thread = await again.threads.create();
     const waited = (await again.runs.wait(thread.thread_id, "echo", {
       input: { messages: [{ role: "user", content: "after restart" }] },

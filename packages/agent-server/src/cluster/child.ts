@@ -6,32 +6,30 @@ import type { ChildMessage } from "./protocol.js";
 /**
  * The life of one child of the embedded cluster: start an agent server from the config its primary
  * handed down, say `ready`, and drain (SIGTERM semantics) when the primary asks, on SIGINT/SIGTERM,
- * or when the primary is gone; then exit.
+ * or when the primary is gone; then exit. A stop asked for while starting drains once started.
  */
 export async function runClusterChild(config: AgentServerConfig, logger: Logger): Promise<void> {
+  let stopAsked: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => (stopAsked = resolve));
+  const stop = () => stopAsked();
+  process.on("message", (message: unknown) => {
+    if ((message as { t?: unknown } | null)?.t === "drain") stop();
+  });
+  // Ctrl+C reaches the children too, and the primary asks again: one drain, however asked.
+  process.on("disconnect", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   const server = await startAgentServer(config, { logger, processEnv: process.env });
   const ready: ChildMessage = { t: "ready", graphIds: server.graphIds, graphFailures: server.graphFailures };
   process.send?.(ready);
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    // Ctrl+C reaches the children too, and the primary asks again: one drain, however asked.
-    const stop = () => {
-      if (stopping) return;
-      stopping = true;
-      server.close().then(resolve, (error: unknown) => {
-        logger.error({ err: error }, "error while stopping");
-        process.exitCode = 1;
-        resolve();
-      });
-    };
-    process.on("message", (message: unknown) => {
-      if ((message as { t?: unknown } | null)?.t === "drain") stop();
-    });
-    process.on("disconnect", stop);
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await stopped;
+  try {
+    await server.close();
+  } catch (error) {
+    logger.error({ err: error }, "error while stopping");
+    process.exitCode = 1;
+  }
   // A graph node that ignores its abort must not keep the process alive past the drain.
   setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();
-  process.disconnect?.();
+  if (process.connected) process.disconnect();
 }
