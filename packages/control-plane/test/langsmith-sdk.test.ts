@@ -206,11 +206,14 @@ describe("langsmith SDK against Berth", () => {
     assert.equal(llm?.total_tokens, 7);
     assert.equal(llm?.prompt_tokens, 3);
 
-    // Filter expressions are refused, not answered with unfiltered runs.
-    await assert.rejects(
-      collect(client().listRuns({ projectName: project, filter: 'eq(name, "single")' })),
-      /422/,
+    // A filter expression narrows the runs (langsmith-filter.test.ts has the grammar); the
+    // free-text `query` is refused, not answered with unfiltered runs.
+    const named = await collect(client().listRuns({ projectName: project, filter: 'eq(name, "single")' }));
+    assert.deepEqual(
+      named.map((r) => r.id),
+      [single],
     );
+    await assert.rejects(collect(client().listRuns({ projectName: project, query: "single" })), /422/);
     // deleteProject removes the project and its runs.
     await client().deleteProject({ projectName: project });
     await assert.rejects(client().readProject({ projectName: project }), /not found/);

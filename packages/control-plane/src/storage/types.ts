@@ -1,5 +1,6 @@
 import type { DeploymentStatus } from "../domain/deployment-status.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
+import type { RunFilter } from "../domain/run-filter.js";
 import type { RunStatus, RunWrite, TraceRun } from "../domain/tracing.js";
 import type {
   Deployment,
@@ -198,6 +199,10 @@ export interface RunQuery {
   runType?: string | undefined;
   error?: boolean | undefined;
   startAfterMs?: number | undefined;
+  /** LangSmith filter expressions: on the run, on its trace's root, on any run of its trace. */
+  filter?: RunFilter | undefined;
+  traceFilter?: RunFilter | undefined;
+  treeFilter?: RunFilter | undefined;
   order: "asc" | "desc";
   limit: number;
   offset: number;

@@ -1,5 +1,11 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import {
+  MAX_FILTER_LENGTH,
+  parseRunFilter,
+  type RunFilter,
+  RunFilterError,
+} from "../../domain/run-filter.js";
 import { BadRequestError } from "../../errors.js";
 import { CsvList } from "../../schemas/query.js";
 import type { TracingService } from "../../services/tracing.js";
@@ -20,9 +26,27 @@ const SessionsQuery = z.object({
 const UuidOrList = z.union([Uuid, z.array(Uuid).max(100)]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 /**
+ * A filter expression, parsed while the body is validated: what does not parse or is not
+ * supported is a 422 at `["body", "<field>"]` saying why (docs in domain/run-filter.ts).
+ */
+const FilterExpression = z
+  .string()
+  .max(MAX_FILTER_LENGTH)
+  .transform((source, ctx): RunFilter | undefined => {
+    if (source.trim() === "") return undefined;
+    try {
+      return parseRunFilter(source);
+    } catch (error) {
+      if (!(error instanceof RunFilterError)) throw error;
+      ctx.addIssue({ code: "custom", message: error.message });
+      return z.NEVER;
+    }
+  });
+
+/**
  * `POST /runs/query` body (the SDK's listRuns). Filter expressions (`filter`, `trace_filter`,
- * `tree_filter`, `query`) are not supported: a request that sends one is refused, not answered
- * with unfiltered runs.
+ * `tree_filter`) take the common subset of LangSmith's grammar; the free-text `query` is not
+ * supported: a request that sends one is refused, not answered with unfiltered runs.
  */
 const RunsQueryBody = z.object({
   session: UuidOrList.nullish(),
@@ -40,9 +64,9 @@ const RunsQueryBody = z.object({
     .nullish(),
   order: z.enum(["asc", "desc"]).nullish(),
   select: z.array(z.string().max(100)).max(100).nullish(),
-  filter: z.null().optional(),
-  trace_filter: z.null().optional(),
-  tree_filter: z.null().optional(),
+  filter: FilterExpression.nullish(),
+  trace_filter: FilterExpression.nullish(),
+  tree_filter: FilterExpression.nullish(),
   query: z.null().optional(),
   reference_example: z.union([z.null(), z.array(z.never()).max(0)]).optional(),
   execution_order: z.number().nullish(),
@@ -104,6 +128,9 @@ export function langsmithReadRoutes(tracing: TracingService): FastifyPluginAsync
         runType: b.run_type ?? undefined,
         error: b.error ?? undefined,
         startAfterMs,
+        filter: b.filter ?? undefined,
+        traceFilter: b.trace_filter ?? undefined,
+        treeFilter: b.tree_filter ?? undefined,
         order: b.order ?? "desc",
         limit,
         offset,

@@ -32,7 +32,7 @@ export function sqlStorage(
     deployments: new SqlDeploymentStore(db, dialect, codec),
     revisions: new SqlRevisionStore(db, codec),
     projects: new SqlProjectStore(db, dialect),
-    traces: new SqlTraceStore(db),
+    traces: new SqlTraceStore(db, dialect),
     close,
   };
 }

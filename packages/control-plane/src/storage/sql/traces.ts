@@ -1,6 +1,8 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { RunWrite, TraceRun } from "../../domain/tracing.js";
 import type { RunQuery, TraceFilter, TraceStats, TraceStore, TraceSummary } from "../types.js";
+import type { SqlDialect } from "./dialect.js";
+import { filterCondition } from "./run-filter-sql.js";
 import type { ControlPlaneDb, TracingRunsTable } from "./schema.js";
 
 /** Rows per INSERT: ~25 parameters each stays far below SQLite's and PostgreSQL's limits. */
@@ -31,7 +33,10 @@ const MERGED = [
 
 /** Traces' runs on Kysely (SQLite or PostgreSQL). */
 export class SqlTraceStore implements TraceStore {
-  constructor(private readonly db: Kysely<ControlPlaneDb>) {}
+  constructor(
+    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
 
   async write(runs: RunWrite[], now: number): Promise<void> {
     if (runs.length === 0) return;
@@ -212,6 +217,17 @@ export class SqlTraceStore implements TraceStore {
     if (q.error === true) query = query.where("error", "is not", null);
     if (q.error === false) query = query.where("error", "is", null);
     if (q.startAfterMs !== undefined) query = query.where("start_ms", ">=", q.startAfterMs);
+    if (q.filter) query = query.where(filterCondition(q.filter, "tracing_runs", this.dialect));
+    if (q.traceFilter) {
+      // The run's trace has a root that matches.
+      const roots = sql<boolean>`tracing_runs.trace_id in (select root.id from tracing_runs as root where root.tenant_id = ${tenantId} and root.trace_id = root.id and ${filterCondition(q.traceFilter, "root", this.dialect)})`;
+      query = query.where(roots);
+    }
+    if (q.treeFilter) {
+      // Some run of the run's trace matches.
+      const trees = sql<boolean>`tracing_runs.trace_id in (select other.trace_id from tracing_runs as other where other.tenant_id = ${tenantId} and ${filterCondition(q.treeFilter, "other", this.dialect)})`;
+      query = query.where(trees);
+    }
     const rows = await query
       .orderBy("start_ms", q.order)
       .orderBy("seq", q.order)
