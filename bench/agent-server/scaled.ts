@@ -81,7 +81,8 @@ async function startMode(mode: Mode): Promise<{ url: string; pids: number[]; sto
     if (mode.workers === 0) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-bench-scaled-"));
       cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
-      processes.push(await spawnBerth([...base, "--data-dir", dir], { env }));
+      // One process (the embedded cluster of issue 12, `--workers N`, is another mode).
+      processes.push(await spawnBerth([...base, "--data-dir", dir, "--workers", "1"], { env }));
     } else {
       const schema = `bench_${randomBytes(4).toString("hex")}`;
       Object.assign(env, {

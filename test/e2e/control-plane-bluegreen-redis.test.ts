@@ -124,9 +124,16 @@ if (!REDIS_URL) {
       assert.equal((await sdk.threads.get(heldThread.thread_id)).status, "idle");
       // A thread whose last run was cancelled with action "interrupt" says so, as on the official server.
       assert.equal((await sdk.threads.get(cancelThread.thread_id)).status, "interrupted");
-      const log = await plane.logText(deploymentId, second.id, "deploy");
-      assert.match(log, /finishes its runs beside the new one/);
-      assert.match(log, /Previous revision stopped after/);
+      // The runtime notices the exit by polling, and the deploy log is written in batches.
+      await eventually(
+        async () =>
+          /Previous revision stopped after/.test(await plane.logText(deploymentId, second.id, "deploy")),
+        "the deploy log says the previous revision stopped",
+      );
+      assert.match(
+        await plane.logText(deploymentId, second.id, "deploy"),
+        /finishes its runs beside the new one/,
+      );
 
       // The new revision serves on alone, and the gated graph runs there too.
       const thread = await sdk.threads.create();
