@@ -86,12 +86,18 @@ export class RunQueue {
   private async pump(): Promise<void> {
     const { runs, config, logger } = this.deps;
     try {
+      let drained = false;
       while (!this.stopping && this.active.size < config.jobsPerWorker) {
         const claim = await runs.claimNext(this.owner, config.leaseMs, Date.now());
-        if (!claim) break;
+        if (!claim) {
+          drained = true;
+          break;
+        }
         this.launch(claim);
       }
-      await this.armDelayedTimer();
+      // With every slot busy, the next finished run wakes the queue anyway: looking for the next
+      // delayed run then (a query per pass, two per run under load) would only repeat this later.
+      if (drained) await this.armDelayedTimer();
     } catch (error) {
       logger.error({ err: error }, "queue dispatch failed; retrying on the next wake-up");
     }

@@ -88,9 +88,9 @@ export async function processRun(
     // A run whose input already reached a checkpoint resumes from there: applying the input again
     // would duplicate it, and finished supersteps are not executed twice. That is a re-attempt
     // after a crash, or a run a shutdown handed back (same attempt number) after some steps.
-    const resume =
-      (await graph.getState({ configurable: { thread_id: run.thread_id } })).metadata?.["run_id" as never] ===
-      run.run_id;
+    // Read from the checkpoint's metadata alone: a full getState here (load, deserialise, plan the
+    // next tasks) cost ~0.4 ms of CPU on every run to answer a question that is almost always no.
+    const resume = (await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
     let completion: Omit<RunCompletion, "runId" | "token">;
     try {
       controller.signal.throwIfAborted();

@@ -167,30 +167,47 @@ export class RunService {
    * values. `signal` aborts the wait when the client goes away.
    */
   async join(threadId: string, runId: string, signal: AbortSignal): Promise<unknown> {
-    if (!(await this.deps.runs.get(threadId, runId))) throw new NotFoundError(`Run ${runId} not found`);
-    await this.waitUntilOver(threadId, runId, signal);
+    if (!(await this.waitUntilOver(threadId, runId, signal)))
+      throw new NotFoundError(`Run ${runId} not found`);
     const thread = await this.deps.threads.get(threadId);
     return thread?.values ?? null;
   }
 
-  /** Resolves once the run is terminal or gone (or `signal` aborts). */
-  async waitUntilOver(threadId: string, runId: string, signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves once the run is terminal or gone (or `signal` aborts); false when it did not exist
+   * when the wait began. One read of the run: the end signal is sent only after the run's end was
+   * committed, so it is trusted; the row is read again only if no signal came for a while.
+   */
+  async waitUntilOver(threadId: string, runId: string, signal: AbortSignal): Promise<boolean> {
     const { signals } = this.deps;
     let unsubscribe: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    let endSignalled = false;
     try {
+      // Subscribed before the read, so an end committed right after it is not missed.
       const ended = new Promise<void>((resolve) => {
-        unsubscribe = signals.onRunEnded(runId, () => resolve());
-        signal.addEventListener("abort", () => resolve(), { once: true });
+        unsubscribe = signals.onRunEnded(runId, () => {
+          endSignalled = true;
+          resolve();
+        });
+        onAbort = () => resolve();
+        signal.addEventListener("abort", onAbort, { once: true });
       });
-      while (!signal.aborted && !(await this.isOver(threadId, runId))) {
-        // The signal ends the wait at once; the re-check only covers a signal lost between processes.
+      const run = await this.deps.runs.get(threadId, runId);
+      if (!run) return false;
+      if (TERMINAL.has(run.status)) return true;
+      while (!signal.aborted && !endSignalled) {
+        // The re-check only covers a signal lost between processes.
         await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, JOIN_RECHECK_MS)))]);
         clearTimeout(timer);
+        if (!endSignalled && !signal.aborted && (await this.isOver(threadId, runId))) break;
       }
+      return true;
     } finally {
       clearTimeout(timer);
       unsubscribe?.();
+      if (onAbort) signal.removeEventListener("abort", onAbort);
     }
   }
 

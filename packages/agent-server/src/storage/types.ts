@@ -218,6 +218,11 @@ export interface CheckpointAdmin {
   deleteThread(threadId: string): Promise<void>;
   /** Copies every checkpoint (and write) of a thread to another thread id. */
   copyThread(fromThreadId: string, toThreadId: string): Promise<void>;
+  /**
+   * The `run_id` in the metadata of the thread's latest root checkpoint (what `getState` would
+   * report), read without loading the checkpoint itself; undefined when there is none.
+   */
+  latestRunId(threadId: string): Promise<string | undefined>;
 }
 
 /** The storage port: one backend (SQLite files, or a PostgreSQL database) behind it. */

@@ -40,6 +40,15 @@ export function postgresCheckpointer(
     }
   };
   const admin: CheckpointAdmin = {
+    async latestRunId(threadId) {
+      // The saver's own getTuple picks the latest checkpoint the same way (highest id in the namespace).
+      const result = await pool.query<{ run_id: string | null }>(
+        `select metadata->>'run_id' as run_id from ${t("checkpoints")}
+         where thread_id = $1 and checkpoint_ns = '' order by checkpoint_id desc limit 1`,
+        [threadId],
+      );
+      return result.rows[0]?.run_id ?? undefined;
+    },
     async deleteRunCheckpoints(threadId, runId) {
       // Blobs are shared between checkpoints by channel version; those left unreferenced are harmless.
       await inTransaction([

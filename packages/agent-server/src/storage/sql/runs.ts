@@ -16,6 +16,7 @@ import type {
 } from "../types.js";
 import { forUpdate, type SqlDialect } from "./dialect.js";
 import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
+import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 import { threadFromRow, threadToRow } from "./threads.js";
 
@@ -28,20 +29,20 @@ const CLAIM_ATTEMPTS = 3;
  * thread's runs locks the thread row first (lockThread).
  */
 export class SqlRunStore implements RunStore {
+  private readonly q: ReturnType<typeof runStatements>;
+
   constructor(
     private readonly db: Kysely<AgentServerDb>,
     private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.q = runStatements(dialect);
+  }
 
   async create(request: CreateRunRequest): Promise<CreateRunResult> {
     const { run } = request;
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
-      const selectThread = () =>
-        forUpdate(
-          trx.selectFrom("threads").selectAll().where("thread_id", "=", run.thread_id),
-          this.dialect,
-        ).executeTakeFirst();
+      const selectThread = () => this.q.thread.first(trx, run.thread_id);
       let threadRow = await selectThread();
       if (!threadRow) {
         if (!request.createThreadIfMissing)
@@ -58,15 +59,7 @@ export class SqlRunStore implements RunStore {
       const thread = threadFromRow(threadRow);
 
       // Locked too: a worker claiming one of them meanwhile is waited for, and its status seen.
-      const active = await forUpdate(
-        trx
-          .selectFrom("runs")
-          .select(["run_id", "status"])
-          .where("thread_id", "=", run.thread_id)
-          .where("status", "in", ACTIVE)
-          .orderBy("seq"),
-        this.dialect,
-      ).execute();
+      const active = (await this.q.activeOfThread.execute(trx, run.thread_id)).rows;
       const decision = request.decide(
         active.map((a) => ({ run_id: a.run_id, status: a.status as "pending" | "running" })),
       );
@@ -142,12 +135,7 @@ export class SqlRunStore implements RunStore {
   }
 
   async get(threadId: string, runId: string): Promise<RunRecord | undefined> {
-    const row = await this.db
-      .selectFrom("runs")
-      .selectAll()
-      .where("run_id", "=", runId)
-      .where("thread_id", "=", threadId)
-      .executeTakeFirst();
+    const row = await this.q.run.first(this.db, runId, threadId);
     return row ? fromRow(row) : undefined;
   }
 
@@ -174,58 +162,20 @@ export class SqlRunStore implements RunStore {
 
   private async tryClaim(owner: string, leaseMs: number, nowMs: number): Promise<ClaimedRun | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      // The oldest available pending run whose thread has nothing running and no older available
-      // pending run: per-thread FIFO even while another process holds that older run's row lock
-      // (SKIP LOCKED passes over it, and this condition keeps the younger one waiting).
-      let query = trx
-        .selectFrom("runs as r")
-        .selectAll()
-        .where("r.status", "=", "pending")
-        .where("r.available_at", "<=", nowMs)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom("runs as a")
-                .select("a.seq")
-                .whereRef("a.thread_id", "=", "r.thread_id")
-                .where("a.status", "=", "running"),
-            ),
-          ),
-        )
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom("runs as b")
-                .select("b.seq")
-                .whereRef("b.thread_id", "=", "r.thread_id")
-                .whereRef("b.seq", "<", "r.seq")
-                .where("b.status", "=", "pending")
-                .where("b.available_at", "<=", nowMs),
-            ),
-          ),
-        )
-        .orderBy("r.seq")
-        .limit(1);
-      if (this.dialect.rowLocks) query = query.forUpdate().skipLocked();
-      const row = await query.executeTakeFirst();
+      const row = await this.q.claimable.first(trx, nowMs);
       if (!row) return undefined;
       const token = randomUUID();
       const now = new Date(nowMs).toISOString();
-      const updated = await trx
-        .updateTable("runs")
-        .set({
-          status: "running",
-          attempt: row.attempt + 1,
-          lease_owner: owner,
-          lease_token: token,
-          lease_expires_at: nowMs + leaseMs,
-          cancel_action: null,
-          updated_at: now,
-        })
-        .where("run_id", "=", row.run_id)
-        .where("status", "=", "pending")
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return undefined;
+      const updated = await this.q.claim.changes(
+        trx,
+        row.run_id,
+        row.attempt + 1,
+        owner,
+        token,
+        nowMs + leaseMs,
+        now,
+      );
+      if (updated !== 1) return undefined;
       return {
         run: { ...fromRow(row), status: "running", attempt: row.attempt + 1, updated_at: now },
         token,
@@ -243,40 +193,23 @@ export class SqlRunStore implements RunStore {
   }
 
   async nextAvailableAt(): Promise<number | undefined> {
-    const row = await this.db
-      .selectFrom("runs")
-      .select((eb) => eb.fn.min("available_at").as("next"))
-      .where("status", "=", "pending")
-      .executeTakeFirst();
+    const row = await this.q.nextAvailableAt.first(this.db);
     return row?.next ?? undefined;
   }
 
   async renewLease(runId: string, token: string, leaseMs: number, nowMs: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable("runs")
-      .set({ lease_expires_at: nowMs + leaseMs })
-      .where("run_id", "=", runId)
-      .where("lease_token", "=", token)
-      .where("status", "=", "running")
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return (await this.q.renewLease.changes(this.db, runId, token, nowMs + leaseMs)) === 1;
   }
 
   async complete(completion: RunCompletion): Promise<boolean> {
-    const owned = await this.db
-      .selectFrom("runs")
-      .select(["thread_id"])
-      .where("run_id", "=", completion.runId)
-      .where("lease_token", "=", completion.token)
-      .where("status", "=", "running")
-      .executeTakeFirst();
+    const owned = await this.q.owned.first(this.db, completion.runId, completion.token);
     if (!owned) return false;
     return this.db.transaction().execute(async (trx) => {
-      if (!(await lockThread(trx, owned.thread_id, this.dialect))) return false;
+      if (!(await this.q.threadExists.first(trx, owned.thread_id))) return false;
       const now = new Date().toISOString();
       // Fenced: only the attempt holding the token may end the run.
       const fence = { runId: completion.runId, token: completion.token };
-      let changed: bigint;
+      let changed: bigint | number;
       if (completion.deleteRun) {
         const result = await trx
           .deleteFrom("runs")
@@ -286,21 +219,14 @@ export class SqlRunStore implements RunStore {
           .executeTakeFirst();
         changed = result.numDeletedRows;
       } else {
-        const result = await trx
-          .updateTable("runs")
-          .set({
-            status: completion.status,
-            error: completion.error ? JSON.stringify(completion.error) : null,
-            lease_owner: null,
-            lease_token: null,
-            lease_expires_at: null,
-            updated_at: now,
-          })
-          .where("run_id", "=", fence.runId)
-          .where("lease_token", "=", fence.token)
-          .where("status", "=", "running")
-          .executeTakeFirst();
-        changed = result.numUpdatedRows;
+        changed = await this.q.finish.changes(
+          trx,
+          fence.runId,
+          fence.token,
+          completion.status,
+          completion.error ? JSON.stringify(completion.error) : null,
+          now,
+        );
       }
       if (Number(changed) !== 1) return false;
       await refreshThread(trx, owned.thread_id, now, {
@@ -372,12 +298,7 @@ export class SqlRunStore implements RunStore {
   }
 
   async cancelAction(runId: string): Promise<"interrupt" | "rollback" | undefined> {
-    const row = await this.db
-      .selectFrom("runs")
-      .select("cancel_action")
-      .where("run_id", "=", runId)
-      .executeTakeFirst();
-    const action = row?.cancel_action;
+    const action = (await this.q.cancelAction.first(this.db, runId))?.cancel_action;
     return action === "interrupt" || action === "rollback" ? action : undefined;
   }
 

@@ -4,6 +4,7 @@ import { ConflictError } from "../../errors.js";
 import type { ThreadFilter, ThreadStore } from "../types.js";
 import { forUpdate, type SqlDialect } from "./dialect.js";
 import { containsJson, parseJson } from "./json-match.js";
+import { PreparedStatement } from "./prepared.js";
 import type { AgentServerDb, ThreadsTable } from "./schema.js";
 
 /** Thread rows ↔ Thread records. */
@@ -38,6 +39,11 @@ export function threadToRow(thread: Thread): ThreadsTable {
 
 /** The thread store on either dialect. */
 export class SqlThreadStore implements ThreadStore {
+  /** Read on every run (create and join), so compiled once per store (the SQL is the dialect's). */
+  private readonly selectThread = new PreparedStatement((db, threadId: string) =>
+    db.selectFrom("threads").selectAll().where("thread_id", "=", threadId),
+  );
+
   constructor(
     private readonly db: Kysely<AgentServerDb>,
     private readonly dialect: SqlDialect,
@@ -143,11 +149,7 @@ export class SqlThreadStore implements ThreadStore {
   }
 
   async get(threadId: string): Promise<Thread | undefined> {
-    const row = await this.db
-      .selectFrom("threads")
-      .selectAll()
-      .where("thread_id", "=", threadId)
-      .executeTakeFirst();
+    const row = await this.selectThread.first(this.db, threadId);
     return row ? threadFromRow(row) : undefined;
   }
 }

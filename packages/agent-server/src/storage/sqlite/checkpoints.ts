@@ -46,7 +46,16 @@ export function openSqliteCheckpointer(file: string): {
     `INSERT INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value)
      SELECT ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value FROM writes WHERE thread_id = ?`,
   );
+  // The saver's own getTuple picks the latest checkpoint the same way (highest id in the namespace).
+  const latestRunId = db.prepare(
+    `SELECT json_extract(CAST(metadata AS TEXT), '$.run_id') AS run_id FROM checkpoints
+     WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1`,
+  );
   const admin: CheckpointAdmin = {
+    async latestRunId(threadId) {
+      const row = latestRunId.get(threadId) as { run_id: unknown } | undefined;
+      return typeof row?.run_id === "string" ? row.run_id : undefined;
+    },
     async copyThread(fromThreadId, toThreadId) {
       db.transaction(() => {
         copyCheckpoints.run(toThreadId, toThreadId, fromThreadId);

@@ -1,0 +1,123 @@
+import type { SqlDialect } from "./dialect.js";
+import { PreparedStatement } from "./prepared.js";
+
+/**
+ * The run store's statements that every run executes (create, claim, complete, join), compiled
+ * once per store. The rest of the store builds its queries per call.
+ */
+export function runStatements(dialect: SqlDialect) {
+  return {
+    thread: new PreparedStatement((db, threadId: string) => {
+      const q = db.selectFrom("threads").selectAll().where("thread_id", "=", threadId);
+      return dialect.rowLocks ? q.forUpdate() : q;
+    }),
+    threadExists: new PreparedStatement((db, threadId: string) => {
+      const q = db.selectFrom("threads").select("thread_id").where("thread_id", "=", threadId);
+      return dialect.rowLocks ? q.forUpdate() : q;
+    }),
+    activeOfThread: new PreparedStatement((db, threadId: string) => {
+      const q = db
+        .selectFrom("runs")
+        .select(["run_id", "status"])
+        .where("thread_id", "=", threadId)
+        .where("status", "in", ["pending", "running"])
+        .orderBy("seq");
+      return dialect.rowLocks ? q.forUpdate() : q;
+    }),
+    run: new PreparedStatement((db, runId: string, threadId: string) =>
+      db.selectFrom("runs").selectAll().where("run_id", "=", runId).where("thread_id", "=", threadId),
+    ),
+    // The oldest available pending run whose thread has nothing running and no older available
+    // pending run: per-thread FIFO even while another process holds that older run's row lock
+    // (SKIP LOCKED passes over it, and this condition keeps the younger one waiting).
+    claimable: new PreparedStatement((db, nowMs: number) => {
+      const q = db
+        .selectFrom("runs as r")
+        .selectAll()
+        .where("r.status", "=", "pending")
+        .where("r.available_at", "<=", nowMs)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("runs as a")
+                .select("a.seq")
+                .whereRef("a.thread_id", "=", "r.thread_id")
+                .where("a.status", "=", "running"),
+            ),
+          ),
+        )
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("runs as b")
+                .select("b.seq")
+                .whereRef("b.thread_id", "=", "r.thread_id")
+                .whereRef("b.seq", "<", "r.seq")
+                .where("b.status", "=", "pending")
+                .where("b.available_at", "<=", nowMs),
+            ),
+          ),
+        )
+        .orderBy("r.seq")
+        .limit(1);
+      return dialect.rowLocks ? q.forUpdate().skipLocked() : q;
+    }),
+    claim: new PreparedStatement(
+      (db, runId: string, attempt: number, owner: string, token: string, expiresAt: number, now: string) =>
+        db
+          .updateTable("runs")
+          .set({
+            status: "running",
+            attempt,
+            lease_owner: owner,
+            lease_token: token,
+            lease_expires_at: expiresAt,
+            cancel_action: null,
+            updated_at: now,
+          })
+          .where("run_id", "=", runId)
+          .where("status", "=", "pending"),
+    ),
+    nextAvailableAt: new PreparedStatement((db) =>
+      db
+        .selectFrom("runs")
+        .select((eb) => eb.fn.min("available_at").as("next"))
+        .where("status", "=", "pending"),
+    ),
+    renewLease: new PreparedStatement((db, runId: string, token: string, expiresAt: number) =>
+      db
+        .updateTable("runs")
+        .set({ lease_expires_at: expiresAt })
+        .where("run_id", "=", runId)
+        .where("lease_token", "=", token)
+        .where("status", "=", "running"),
+    ),
+    owned: new PreparedStatement((db, runId: string, token: string) =>
+      db
+        .selectFrom("runs")
+        .select(["thread_id"])
+        .where("run_id", "=", runId)
+        .where("lease_token", "=", token)
+        .where("status", "=", "running"),
+    ),
+    finish: new PreparedStatement(
+      (db, runId: string, token: string, status: string, error: string | null, now: string) =>
+        db
+          .updateTable("runs")
+          .set({
+            status,
+            error,
+            lease_owner: null,
+            lease_token: null,
+            lease_expires_at: null,
+            updated_at: now,
+          })
+          .where("run_id", "=", runId)
+          .where("lease_token", "=", token)
+          .where("status", "=", "running"),
+    ),
+    cancelAction: new PreparedStatement((db, runId: string) =>
+      db.selectFrom("runs").select("cancel_action").where("run_id", "=", runId),
+    ),
+  };
+}
