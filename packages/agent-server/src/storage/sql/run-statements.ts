@@ -7,8 +7,10 @@ import { PreparedStatement } from "./prepared.js";
  */
 export function runStatements(dialect: SqlDialect) {
   return {
-    thread: new PreparedStatement((db, threadId: string) => {
-      const q = db.selectFrom("threads").selectAll().where("thread_id", "=", threadId);
+    // Metadata alone: parsing the whole row would parse the thread's values (its full message
+    // history) on every run create, for nothing.
+    threadMetadata: new PreparedStatement((db, threadId: string) => {
+      const q = db.selectFrom("threads").select(["thread_id", "metadata"]).where("thread_id", "=", threadId);
       return dialect.rowLocks ? q.forUpdate() : q;
     }),
     threadExists: new PreparedStatement((db, threadId: string) => {

@@ -15,10 +15,11 @@ import type {
   RunStore,
 } from "../types.js";
 import { forUpdate, type SqlDialect } from "./dialect.js";
+import { parseJson } from "./json-match.js";
 import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
 import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
-import { threadFromRow, threadToRow } from "./threads.js";
+import { threadToRow } from "./threads.js";
 
 /** How many times a claim is retried when another process won the same thread meanwhile. */
 const CLAIM_ATTEMPTS = 3;
@@ -42,7 +43,7 @@ export class SqlRunStore implements RunStore {
     const { run } = request;
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
-      const selectThread = () => this.q.thread.first(trx, run.thread_id);
+      const selectThread = () => this.q.threadMetadata.first(trx, run.thread_id);
       let threadRow = await selectThread();
       if (!threadRow) {
         if (!request.createThreadIfMissing)
@@ -56,7 +57,7 @@ export class SqlRunStore implements RunStore {
         threadRow = await selectThread();
         if (!threadRow) throw new NotFoundError(`Thread with ID ${run.thread_id} not found`);
       }
-      const thread = threadFromRow(threadRow);
+      const threadMetadata = parseJson(threadRow.metadata) as Record<string, unknown>;
 
       // Locked too: a worker claiming one of them meanwhile is waited for, and its status seen.
       const active = (await this.q.activeOfThread.execute(trx, run.thread_id)).rows;
@@ -123,7 +124,7 @@ export class SqlRunStore implements RunStore {
         .set({
           status: "busy",
           updated_at: now,
-          metadata: JSON.stringify({ ...thread.metadata, ...request.threadMetadata }),
+          metadata: JSON.stringify({ ...threadMetadata, ...request.threadMetadata }),
           ...(request.threadConfig && active.length === 0
             ? { config: JSON.stringify(request.threadConfig) }
             : {}),
