@@ -64,7 +64,13 @@ export function startControlPlane(apiKey: string): Promise<BenchProcess> {
   return start(["up", "--api-key", apiKey, "--no-example"], {});
 }
 
-/** `berth dev` on the example project, with extra environment (tracing on or off). */
+/**
+ * `berth dev` on the example project, with extra environment (tracing on or off). One server
+ * process (`--workers 1`): the bench reads the CPU time of the process that runs the graph.
+ */
 export function startAgentServer(env: Record<string, string>): Promise<BenchProcess> {
-  return start(["dev", "--config", path.join(root, "examples/react-agent/graph.json"), "--no-watch"], env);
+  return start(
+    ["dev", "--config", path.join(root, "examples/react-agent/graph.json"), "--no-watch", "--workers", "1"],
+    env,
+  );
 }

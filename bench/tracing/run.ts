@@ -1,7 +1,12 @@
 // Tracing bench (issue 17): ingest throughput of the control plane's LangSmith-compatible API
 // (multipart batches as the SDK sends them, written to the embedded SQLite), and the example
-// agent's run latency and runs/s with tracing to Berth on and off.
+// agent's run latency, CPU per run and runs/s with tracing to Berth on and off.
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { tracingEnvironment } from "@berth-platform/control-plane";
 import autocannon from "autocannon";
 import { startAgentServer, startControlPlane } from "./processes.js";
 
@@ -9,8 +14,14 @@ const quick = process.argv.includes("--quick");
 const INGEST_SECONDS = quick ? 3 : 10;
 const RUNS_PER_REQUEST = 50;
 const CONNECTIONS = 8;
-const SEQUENTIAL_RUNS = quick ? 30 : 150;
+const SEQUENTIAL_RUNS = quick ? 40 : 150;
 const CONCURRENT_RUNS = quick ? 40 : 200;
+const ROUNDS = quick ? 3 : 5;
+/** The second overhead measurement's model round trip (the scripted model waits this long per call). */
+const MODEL_LATENCY_MS = 100;
+const SETTLE_MS = 1_000;
+/** Clock ticks per second of /proc's CPU times. */
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 const CONCURRENCY = 8;
 const TARGET_RUNS_PER_S = 2_000;
 const TARGET_OVERHEAD = 0.1;
@@ -128,14 +139,46 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
-/** One agent server (tracing on or off): sequential run latencies and runs/s at a fixed concurrency. */
-async function agentPhase(env: Record<string, string>): Promise<{ latencies: number[]; perSecond: number }> {
+const median = (values: number[]) => percentile(values, 50);
+
+/** CPU time (user + system, ms) a process has used so far, from /proc/<pid>/stat (Linux). */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces); utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+interface PhaseResult {
+  latencies: number[];
+  /** The agent process's CPU per sequential run, trace uploads after the last run included. */
+  cpuPerRun: number;
+  /** The same over the runs at CONCURRENCY at once. */
+  concurrentCpuPerRun: number;
+  perSecond: number;
+}
+
+/** One agent server (tracing on or off): sequential run latencies and CPU, runs/s at a fixed concurrency. */
+async function agentPhase(env: Record<string, string>): Promise<PhaseResult> {
   const agent = await startAgentServer(env);
   try {
+    const pid = agent.process.pid;
+    if (pid === undefined) throw new Error("the agent server has no pid");
     for (let i = 0; i < 5; i += 1) await agentRun(agent.url); // warm-up
+    // What the idle server spends (timers, the queue's polling), taken off the runs' share; measured
+    // once the warm-up's traces are sent.
+    await sleep(SETTLE_MS);
+    const idleBefore = cpuMs(pid);
+    await sleep(SETTLE_MS);
+    const cpuBefore = cpuMs(pid);
+    const idleCpuPerMs = (cpuBefore - idleBefore) / SETTLE_MS;
     const latencies: number[] = [];
     for (let i = 0; i < SEQUENTIAL_RUNS; i += 1) latencies.push(await agentRun(agent.url));
+    // The SDK sends its batches up to 250 ms after a run ends: wait for them to count their CPU.
+    await sleep(SETTLE_MS);
+    const cpuPerRun = (cpuMs(pid) - cpuBefore - SETTLE_MS * idleCpuPerMs) / SEQUENTIAL_RUNS;
     let next = 0;
+    const cpuBeforeConcurrent = cpuMs(pid);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -145,65 +188,111 @@ async function agentPhase(env: Record<string, string>): Promise<{ latencies: num
         }
       }),
     );
-    return { latencies, perSecond: CONCURRENT_RUNS / ((performance.now() - t0) / 1000) };
+    const perSecond = CONCURRENT_RUNS / ((performance.now() - t0) / 1000);
+    await sleep(SETTLE_MS);
+    const concurrentCpuPerRun =
+      (cpuMs(pid) - cpuBeforeConcurrent - SETTLE_MS * idleCpuPerMs) / CONCURRENT_RUNS;
+    return { latencies, cpuPerRun, concurrentCpuPerRun, perSecond };
   } finally {
     await agent.stop();
   }
 }
 
+type Mode = "off" | "on";
+
+/**
+ * Off and on alternate over several rounds in ABBA order (off-on, on-off, …), so a change in the
+ * machine's load hits both alike; the verdict compares the pooled p50s, and each round's own
+ * on/off ratio shows how far the noise reaches.
+ */
+async function overheadPhase(planeUrl: string, modelLatencyMs: number): Promise<void> {
+  const model =
+    modelLatencyMs > 0 ? `scripted model answering in ${modelLatencyMs} ms` : "offline model, instant";
+  log(
+    `… agent runs (example ReAct agent, ${model}): ${ROUNDS} rounds of tracing off and on, ${SEQUENTIAL_RUNS} sequential + ${CONCURRENT_RUNS} at ${CONCURRENCY} at once each`,
+  );
+  const modelEnv: Record<string, string> =
+    modelLatencyMs > 0 ? { BERTH_EXAMPLE_MODEL_LATENCY_MS: String(modelLatencyMs) } : {};
+  // Exactly what the runtime gives a deployed agent that traces to Berth.
+  const tracingEnv = {
+    ...tracingEnvironment(
+      {
+        agentUrl: "http://127.0.0.1/agents/bench",
+        tracing: { endpoint: `${planeUrl}/langsmith-api`, apiKey: KEY },
+      },
+      {},
+    ),
+    LANGSMITH_PROJECT: "agent-bench",
+    ...modelEnv,
+  };
+  const results: Record<Mode, PhaseResult[]> = { off: [], on: [] };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const order: Mode[] = round % 2 === 0 ? ["off", "on"] : ["on", "off"];
+    for (const mode of order) {
+      const result = await agentPhase(mode === "on" ? tracingEnv : modelEnv);
+      results[mode].push(result);
+      log(
+        `  round ${round + 1}, tracing ${mode.padEnd(3)}: p50 ${median(result.latencies).toFixed(1)} ms, CPU ${result.cpuPerRun.toFixed(1)} ms/run; ${result.perSecond.toFixed(1)} runs/s, CPU ${result.concurrentCpuPerRun.toFixed(1)} ms/run (${CONCURRENCY} at once)`,
+      );
+    }
+  }
+  const summary = (mode: Mode) => ({
+    p50: median(results[mode].flatMap((r) => r.latencies)),
+    p95: percentile(
+      results[mode].flatMap((r) => r.latencies),
+      95,
+    ),
+    cpu: median(results[mode].map((r) => r.cpuPerRun)),
+    concurrentCpu: median(results[mode].map((r) => r.concurrentCpuPerRun)),
+    perSecond: median(results[mode].map((r) => r.perSecond)),
+  });
+  const off = summary("off");
+  const on = summary("on");
+  for (const [name, m] of [
+    ["tracing off", off],
+    ["tracing on", on],
+  ] as const) {
+    log(
+      `  ${name.padEnd(12)} p50 ${m.p50.toFixed(1)} ms, p95 ${m.p95.toFixed(1)} ms; CPU ${m.cpu.toFixed(1)} ms/run; ${m.perSecond.toFixed(1)} runs/s and CPU ${m.concurrentCpu.toFixed(1)} ms/run ${CONCURRENCY} at once (medians over rounds)`,
+    );
+  }
+  const ratios = results.on.map((r, i) => {
+    const offRound = results.off[i];
+    return offRound ? median(r.latencies) / median(offRound.latencies) - 1 : Number.NaN;
+  });
+  log(`  p50 overhead per round: ${ratios.map((r) => `${(100 * r).toFixed(0)} %`).join(", ")}`);
+  const overhead = on.p50 / off.p50 - 1;
+  log(
+    `target (${model}): p50 with tracing ≤ ${(100 * TARGET_OVERHEAD).toFixed(0)} % slower — ${overhead <= TARGET_OVERHEAD ? "PASS" : "MISS"} (${(100 * overhead).toFixed(1)} %; CPU/run +${(100 * (on.cpu / off.cpu - 1)).toFixed(0)} %; runs/s ${(100 * (on.perSecond / off.perSecond - 1)).toFixed(1)} %)`,
+  );
+}
+
 async function main(): Promise<void> {
-  log(`Tracing bench (${quick ? "quick" : "full"}); figures depend on the machine's load.`);
+  log(
+    `Tracing bench (${quick ? "quick" : "full"}); figures depend on the machine's load (now: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(", ")}).`,
+  );
   const plane = await startControlPlane(KEY);
   try {
     await ingestPhase(plane.url);
-    log(`… agent runs (example ReAct agent, offline model), tracing off then on`);
-    // Off and on alternate (twice each), so a change in the machine's load hits both alike.
-    const tracingEnv = {
-      LANGSMITH_TRACING: "true",
-      LANGSMITH_ENDPOINT: `${plane.url}/langsmith-api`,
-      LANGSMITH_API_KEY: KEY,
-      LANGSMITH_PROJECT: "agent-bench",
-      LANGCHAIN_CALLBACKS_BACKGROUND: "true",
-    };
-    const modes = {
-      off: { latencies: [] as number[], rates: [] as number[] },
-      on: { latencies: [] as number[], rates: [] as number[] },
-    };
-    for (let round = 0; round < 2; round += 1) {
-      for (const mode of ["off", "on"] as const) {
-        const result = await agentPhase(mode === "on" ? tracingEnv : {});
-        modes[mode].latencies.push(...result.latencies);
-        modes[mode].rates.push(result.perSecond);
-        log(
-          `  round ${round + 1}, tracing ${mode}: p50 ${percentile(result.latencies, 50).toFixed(1)} ms, ${result.perSecond.toFixed(1)} runs/s`,
-        );
-      }
-    }
-    const summary = (mode: "off" | "on") => ({
-      p50: percentile(modes[mode].latencies, 50),
-      p95: percentile(modes[mode].latencies, 95),
-      perSecond: modes[mode].rates.reduce((a, b) => a + b, 0) / modes[mode].rates.length,
-    });
-    const off = summary("off");
-    const on = summary("on");
-    for (const [name, m] of [
-      ["tracing off", off],
-      ["tracing on", on],
-    ] as const) {
-      log(
-        `  ${name.padEnd(12)} p50 ${m.p50.toFixed(1)} ms, p95 ${m.p95.toFixed(1)} ms; ${m.perSecond.toFixed(1)} runs/s (${CONCURRENCY} at once)`,
-      );
-    }
-    const overhead = on.p50 / off.p50 - 1;
-    log(
-      `target: p50 with tracing ≤ ${(100 * TARGET_OVERHEAD).toFixed(0)} % slower — ${overhead <= TARGET_OVERHEAD ? "PASS" : "MISS"} (${(100 * overhead).toFixed(1)} %; runs/s ${(100 * (on.perSecond / off.perSecond - 1)).toFixed(1)} %)`,
-    );
+    // The offline model answers at once, so a run is all CPU and the tracer's CPU is all added
+    // latency; a hosted model's round trip leaves the tracer idle time to run in. Both are shown.
+    await overheadPhase(plane.url, 0);
+    await overheadPhase(plane.url, MODEL_LATENCY_MS);
     const traces = await fetch(`${plane.url}/langsmith-api/sessions?name=agent-bench`, {
       headers: { "x-api-key": KEY },
     });
     const [project] = (await traces.json()) as Array<{ id: string }>;
     if (!project) throw new Error("the traced agent's project is missing: its traces did not arrive");
     log(`traced runs arrived in project agent-bench (${project.id})`);
+    log(
+      `load average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(", ")}`,
+    );
   } finally {
     await plane.stop();
   }

@@ -9,10 +9,14 @@ import { tools } from "./tools.js";
 /**
  * The model: the offline scripted model unless OPENAI_API_KEY is set, in which case a real OpenAI
  * chat model (BERTH_EXAMPLE_MODEL, default gpt-4o-mini; OPENAI_BASE_URL for compatible servers).
+ * BERTH_EXAMPLE_MODEL_LATENCY_MS makes the scripted model take that long per call (benchmarks).
  */
 function createModel(): BaseChatModel {
   const apiKey = process.env.OPENAI_API_KEY;
-  if (!apiKey) return new ScriptedChatModel();
+  if (!apiKey) {
+    const latencyMs = Number(process.env.BERTH_EXAMPLE_MODEL_LATENCY_MS ?? 0);
+    return new ScriptedChatModel({ latencyMs: Number.isFinite(latencyMs) && latencyMs > 0 ? latencyMs : 0 });
+  }
   return new ChatOpenAI({
     apiKey,
     model: process.env.BERTH_EXAMPLE_MODEL ?? "gpt-4o-mini",

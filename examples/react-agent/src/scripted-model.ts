@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel, type BaseChatModelParams } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
@@ -10,9 +11,12 @@ import type { ChatResult } from "@langchain/core/outputs";
  */
 export class ScriptedChatModel extends BaseChatModel {
   private callCounter = 0;
+  /** How long each call waits before it answers, like a hosted model's round trip (benchmarks). */
+  private readonly latencyMs: number;
 
-  constructor(params: BaseChatModelParams = {}) {
+  constructor(params: BaseChatModelParams & { latencyMs?: number } = {}) {
     super(params);
+    this.latencyMs = params.latencyMs ?? 0;
   }
 
   _llmType(): string {
@@ -21,9 +25,10 @@ export class ScriptedChatModel extends BaseChatModel {
 
   async _generate(
     messages: BaseMessage[],
-    _options: this["ParsedCallOptions"],
+    options: this["ParsedCallOptions"],
     _runManager?: CallbackManagerForLLMRun,
   ): Promise<ChatResult> {
+    if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal: options.signal });
     const last = messages[messages.length - 1];
     const inputTokens = messages.reduce((n, m) => n + countTokens(textOf(m)), 0);
     let message: AIMessage;

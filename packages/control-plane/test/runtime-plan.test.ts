@@ -176,6 +176,7 @@ describe("the environment of user code", () => {
     assert.equal(env.LANGSMITH_API_KEY, "berth_trace_x");
     assert.equal(env.LANGSMITH_PROJECT, "plan-me");
     assert.equal(env.LANGGRAPH_API_URL, settings.agentUrl);
+    assert.equal(env.LANGSMITH_DISABLE_MULTIPART_STREAMING, "true", "one buffered body per batch to Berth");
 
     const own = sample([{ name: "LANGSMITH_API_KEY", value: "lsv2_mine" }]);
     const theirs = agentEnvironment({}, own.deployment, own.revision, settings);
@@ -186,6 +187,11 @@ describe("the environment of user code", () => {
       "Berth's ingest key never goes to the user's endpoint",
     );
     assert.equal(theirs.LANGSMITH_TRACING, "true");
+    assert.equal(
+      theirs.LANGSMITH_DISABLE_MULTIPART_STREAMING,
+      undefined,
+      "the upload to the user's own endpoint is the SDK's default",
+    );
 
     const off = sample([{ name: "LANGSMITH_TRACING", value: "false" }]);
     assert.equal(agentEnvironment({}, off.deployment, off.revision, settings).LANGSMITH_TRACING, "false");

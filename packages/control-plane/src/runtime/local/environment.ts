@@ -33,7 +33,8 @@ const OWN_TRACING = ["LANGSMITH_API_KEY", "LANGSMITH_ENDPOINT"];
 
 /**
  * The variables that make an agent trace to Berth (LANGSMITH_TRACING, LANGSMITH_ENDPOINT,
- * LANGSMITH_API_KEY) and name its URL (LANGGRAPH_API_URL), minus what the user's secrets set:
+ * LANGSMITH_API_KEY, and how the SDK uploads to it) and name its URL (LANGGRAPH_API_URL), minus
+ * what the user's secrets set:
  * theirs win. A secret endpoint or key replaces both of Berth's, so the ingest key never goes
  * to an endpoint the user chose.
  */
@@ -48,6 +49,12 @@ export function tracingEnvironment(settings: AgentSettings | null, secrets: Reco
   if (!OWN_TRACING.some((name) => secrets[name] !== undefined)) {
     env.LANGSMITH_ENDPOINT = settings.tracing.endpoint;
     env.LANGSMITH_API_KEY = settings.tracing.apiKey;
+    // One buffered body per batch instead of a chunked stream of ~5 small writes per run part:
+    // the streamed upload cost the agent ~15 % of its tracing CPU (a writev per chunk, web-stream
+    // and Blob reading per part) and the control plane a wake-up per chunk (docs/decisions.md).
+    if (secrets.LANGSMITH_DISABLE_MULTIPART_STREAMING === undefined) {
+      env.LANGSMITH_DISABLE_MULTIPART_STREAMING = "true";
+    }
   }
   return env;
 }
