@@ -225,15 +225,22 @@ function sleep(ms: number): Promise<void> {
 export const BERTH_CLI = path.join(REPO_ROOT, "packages", "cli", "bin", "berth.js");
 const BERTH_DIST = path.join(REPO_ROOT, "packages", "cli", "dist", "main.js");
 
-/** Berth's `dev` command on a free port with a fresh data directory. */
-export async function startBerth(dataDir: string): Promise<RunningServer> {
+/**
+ * Berth's `dev` command on a free port with a fresh data directory, with `workers` server processes
+ * (1 unless asked: the process the bench spawned serves alone, so its RSS is the server's).
+ */
+export async function startBerth(
+  dataDir: string,
+  options: { workers?: number } = {},
+): Promise<RunningServer> {
+  const workers = options.workers ?? 1;
   if (!fs.existsSync(BERTH_DIST)) {
     throw new Error(
       `${path.relative(REPO_ROOT, BERTH_DIST)} is missing: run \`npm run build\` at the root first`,
     );
   }
   return startProcess({
-    name: "Berth",
+    name: workers === 1 ? "Berth" : `Berth --workers ${workers}`,
     command: process.execPath,
     argv: [
       BERTH_CLI,
@@ -245,6 +252,8 @@ export async function startBerth(dataDir: string): Promise<RunningServer> {
       "--data-dir",
       dataDir,
       "--no-watch",
+      "--workers",
+      String(workers),
     ],
     cwd: REPO_ROOT,
     env: serverEnv({ BERTH_LOG_LEVEL: "warn", LOG_LEVEL: "warn" }),

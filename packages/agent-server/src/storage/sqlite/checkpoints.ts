@@ -4,6 +4,7 @@ import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkp
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mergeRunMetadata } from "../checkpoint-metadata.js";
 import type { CheckpointAdmin } from "../types.js";
+import { SHARED_MMAP_BYTES } from "./database.js";
 
 /** The official SQLite checkpointer, storing run context in checkpoint metadata. */
 export class BerthSqliteSaver extends SqliteSaver {
@@ -17,13 +18,20 @@ export class BerthSqliteSaver extends SqliteSaver {
   }
 }
 
-/** Opens the checkpoint file (WAL) with the official SqliteSaver and its housekeeping. */
-export function openSqliteCheckpointer(file: string): {
+/**
+ * Opens the checkpoint file (WAL) with the official SqliteSaver and its housekeeping; `shared`:
+ * other processes write it too (memory-mapped reads, see SHARED_MMAP_BYTES).
+ */
+export function openSqliteCheckpointer(
+  file: string,
+  options: { shared?: boolean } = {},
+): {
   saver: BerthSqliteSaver;
   admin: CheckpointAdmin;
   close(): void;
 } {
   const db = openSqliteFile(file);
+  if (options.shared) db.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
   const saver = new BerthSqliteSaver(db);
   saver.init();
   // The saver stores metadata as JSON text in a BLOB column; its own filters read it the same way.

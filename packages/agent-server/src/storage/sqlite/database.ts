@@ -13,7 +13,15 @@ export async function openSqliteDatabase(
   options: { shared?: boolean } = {},
 ): Promise<{ db: Kysely<AgentServerDb> }> {
   const database = openSqliteFile(file, { immediateTransactions: options.shared === true });
+  if (options.shared === true) database.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
   const db = new Kysely<AgentServerDb>({ dialect: new SqliteDialect({ database }) });
   await migrateToLatest(db, migrationsFor(sqliteDialect));
   return { db };
 }
+
+/**
+ * Memory-mapped reads for files other processes write: every commit elsewhere empties this
+ * connection's page cache, and reading the pages back through the map costs no system call or
+ * copy (measured in the embedded cluster: docs/decisions.md, issue 12).
+ */
+export const SHARED_MMAP_BYTES = 256 * 1024 * 1024;

@@ -25,10 +25,13 @@ export async function openSqliteBackend(
   const shared = options.shared === true;
   const lock = options.lock === false || shared ? { release() {} } : lockDataDir(dataDir);
   try {
+    const concurrent = shared || options.otherWriters === true;
     const { db } = await openSqliteDatabase(path.join(dataDir, "agent-server.sqlite"), {
-      shared: shared || options.otherWriters === true,
+      shared: concurrent,
     });
-    const checkpoints = openSqliteCheckpointer(path.join(dataDir, "checkpoints.sqlite"));
+    const checkpoints = openSqliteCheckpointer(path.join(dataDir, "checkpoints.sqlite"), {
+      shared: concurrent,
+    });
     const storage = sqlStorage(db, sqliteDialect, async () => {
       await db.destroy();
       checkpoints.close();
