@@ -171,6 +171,11 @@ describe("LangSmith filter expressions (listRuns through the official SDK)", () 
     ]);
     assert.deepEqual(await names({ filter: 'gt(latency, "1s")' }), ["agent-a"]);
     assert.deepEqual(await names({ filter: "lte(latency, 0.05)" }), ["model-b"]);
+    // Fractions and huge numbers against integer columns (PostgreSQL types them as bigint).
+    assert.deepEqual(await names({ filter: 'lt(latency, "40.5ms")' }), ["model-b"]);
+    assert.deepEqual(await names({ filter: "gte(total_tokens, 29.5)" }), ["model-a"]);
+    assert.deepEqual(await names({ filter: "eq(total_tokens, 5.5)" }), []);
+    assert.deepEqual(await names({ filter: "lt(total_tokens, 1e300)" }), ["model-a", "model-b"]);
     assert.deepEqual(await names({ filter: `or(eq(name, "tool"), eq(id, "${ids.b}"))` }), [
       "agent-b",
       "tool",
@@ -216,6 +221,10 @@ describe("LangSmith filter expressions (listRuns through the official SDK)", () 
       ['and(eq(metadata_key, "user"), eq(metadata_value, "u"))', /Metadata filters support the keys/],
       [`${"not(".repeat(40)}eq(name, "a")${")".repeat(40)}`, /Nested deeper/],
       ['gte(start_time, "yesterday")', /ISO 8601/],
+      ['eq(constructor, "x")', /Unsupported field constructor/],
+      ['in(toString, ["x"])', /in\(\) supports/],
+      ['and(eq(metadata_key, "__proto__"), eq(metadata_value, "x"))', /Metadata filters support the keys/],
+      ["gt(total_tokens, 1e400)", /must be a number/],
     ];
     for (const [filter, message] of cases) {
       const res = await fetch(`${api}/runs/query`, {

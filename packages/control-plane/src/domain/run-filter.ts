@@ -180,6 +180,11 @@ const METADATA_COLUMNS: Record<string, TextField> = {
   graph_id: "graph_id",
 };
 
+/** A fixed table's own entry: names come from the request, so `constructor` must not find Object's. */
+function lookup<T>(table: Record<string, T>, name: string): T | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 function fieldOf(node: Node | undefined, fn: string): string {
   if (node?.n !== "ident") throw new RunFilterError(`${fn}() takes a field name first.`);
   return node.v.toLowerCase();
@@ -233,7 +238,7 @@ function metadataPair(args: Node[]): RunFilter | undefined {
   const value = part(a, "metadata_value") ?? part(b, "metadata_value");
   if (!key || !value) return undefined;
   const name = textOf(key, "metadata_key");
-  const column = METADATA_COLUMNS[name];
+  const column = lookup(METADATA_COLUMNS, name);
   if (!column) {
     throw new RunFilterError(
       `Metadata filters support the keys ${Object.keys(METADATA_COLUMNS).join(", ")}; not ${JSON.stringify(name)}.`,
@@ -267,7 +272,7 @@ function meaning(node: Node): RunFilter {
   if (fn === "in") {
     arity(node, 2);
     const field = fieldOf(args[0], fn);
-    const column = TEXT_FIELDS[field];
+    const column = lookup(TEXT_FIELDS, field);
     if (!column)
       throw new RunFilterError(`in() supports ${Object.keys(TEXT_FIELDS).join(", ")}; not ${field}.`);
     const list = args[1];
@@ -280,7 +285,7 @@ function meaning(node: Node): RunFilter {
   const op = fn as Comparison;
   const field = fieldOf(args[0], fn);
   const equality = op === "eq" || op === "neq";
-  const textColumn = TEXT_FIELDS[field];
+  const textColumn = lookup(TEXT_FIELDS, field);
   if (textColumn) {
     if (!equality) throw new RunFilterError(`${field} supports eq and neq.`);
     return { kind: "text", field: textColumn, op, value: textOf(args[1], field) };
@@ -301,10 +306,10 @@ function meaning(node: Node): RunFilter {
     if (truth === null) throw new RunFilterError("is_root is true or false.");
     return { kind: "is_root", value: op === "eq" ? truth : !truth };
   }
-  const timeColumn = TIME_FIELDS[field];
+  const timeColumn = lookup(TIME_FIELDS, field);
   if (timeColumn) return { kind: "number", field: timeColumn, op, value: timeOf(args[1], field) };
   if (field === "latency") return { kind: "latency", op, ms: durationOf(args[1]) };
-  const numberColumn = NUMBER_FIELDS[field];
+  const numberColumn = lookup(NUMBER_FIELDS, field);
   if (numberColumn) {
     const value = literalOf(args[1], field);
     const n = typeof value === "number" ? value : typeof value === "string" ? Number(value) : Number.NaN;

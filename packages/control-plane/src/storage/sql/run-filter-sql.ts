@@ -4,6 +4,24 @@ import type { SqlDialect } from "./dialect.js";
 
 const OPERATORS: Record<Comparison, string> = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" };
 
+/** Far inside both databases' 64-bit integers and exact in a double. */
+const LIMIT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * `value <op> number` on an integer column (times in ms, tokens): the number becomes the integer
+ * that keeps the comparison's meaning (x > 10.5 is x > 10), clamped to safe integers, because
+ * PostgreSQL types the parameter as the column's bigint and refuses "10.5" or "1e+300".
+ */
+function integerComparison(value: RawBuilder<unknown>, op: Comparison, n: number): RawBuilder<boolean> {
+  const clamped = Math.max(-LIMIT, Math.min(LIMIT, n));
+  if (!Number.isInteger(clamped)) {
+    if (op === "eq") return sql<boolean>`1 = 0`;
+    if (op === "neq") return sql<boolean>`${value} is not null`;
+  }
+  const bound = op === "gt" || op === "lte" ? Math.floor(clamped) : Math.ceil(clamped);
+  return sql<boolean>`${value} ${sql.raw(OPERATORS[op])} ${bound}`;
+}
+
 /**
  * A run filter as a SQL condition on the `tracing_runs` row named `table` (the main query's table,
  * or a subquery's alias). Values are parameters; columns and operators come from fixed tables.
@@ -29,9 +47,9 @@ export function filterCondition(filter: RunFilter, table: string, dialect: SqlDi
       if (filter.values.length === 0) return sql<boolean>`1 = 0`;
       return sql<boolean>`${col(filter.field)} in (${sql.join(filter.values)})`;
     case "number":
-      return sql<boolean>`${col(filter.field)} ${sql.raw(OPERATORS[filter.op])} ${filter.value}`;
+      return integerComparison(sql`${col(filter.field)}`, filter.op, filter.value);
     case "latency":
-      return sql<boolean>`(${col("end_ms")} - ${col("start_ms")}) ${sql.raw(OPERATORS[filter.op])} ${filter.ms}`;
+      return integerComparison(sql`(${col("end_ms")} - ${col("start_ms")})`, filter.op, filter.ms);
     case "status": {
       const condition =
         filter.status === "error"
