@@ -1,0 +1,154 @@
+// A/B of Berth builds (issue 12): each build is one single-process `berth dev` (BERTH_WORKERS=1) on its
+// own data dir; 16/64-client create+join echo phases and a sequential phase alternate between the
+// builds for N rounds, so a noisy machine hits both alike. Prints runs/s, server CPU per run
+// (/proc utime+stime of the server) and p50, median and best of the rounds.
+// node --import tsx bench/agent-server/ab.ts --cli base=/path/to/other/tree/packages/cli/bin/berth.js,new=packages/cli/bin/berth.js
+// Optional: --rounds 3 --seconds 6 --clients 16,64 --seq 150 --prof DIR (node --cpu-prof per server).
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { runLatency, runThroughput, warmUp } from "./scenarios.js";
+import { BERTH_CLI } from "./servers.js";
+import { EXAMPLE_GRAPH_CONFIG, REPO_ROOT } from "./workload.js";
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const seconds = Number(flag("--seconds") ?? "6");
+const rounds = Number(flag("--rounds") ?? "3");
+const clientsList = (flag("--clients") ?? "16,64").split(",").map(Number);
+const prof = flag("--prof");
+const seqRuns = Number(flag("--seq") ?? "150");
+// --cli label=path,label=path (default: this tree)
+const clis = (flag("--cli") ?? `new=${BERTH_CLI}`).split(",").map((s) => s.split("=") as [string, string]);
+
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+function rss(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
+}
+
+interface Srv {
+  label: string;
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  dir: string;
+}
+async function start(label: string, cli: string): Promise<Srv> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-cost-"));
+  const nodeArgs = [
+    ...(prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}/${label}`] : []),
+    ...(process.env.SRV_IMPORT ? ["--import", process.env.SRV_IMPORT] : []),
+  ];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BERTH_LOG_LEVEL: "warn",
+    LOG_LEVEL: "warn",
+    BERTH_WORKERS: "1",
+  };
+  for (const k of [
+    "OPENAI_API_KEY",
+    "LANGSMITH_TRACING",
+    "LANGSMITH_TRACING_V2",
+    "LANGCHAIN_TRACING_V2",
+    "PORT",
+    "BERTH_PORT",
+  ])
+    delete env[k];
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      cli,
+      "dev",
+      "--config",
+      EXAMPLE_GRAPH_CONFIG,
+      "--port",
+      "0",
+      "--data-dir",
+      dir,
+      "--no-watch",
+    ],
+    { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let buf = "";
+    const on = (c: Buffer) => {
+      buf += c.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(buf);
+      if (m?.[1]) resolve(m[1]);
+    };
+    child.stdout?.on("data", on);
+    child.stderr?.on("data", on);
+    child.once("exit", (code) => reject(new Error(`exited ${code}: ${buf}`)));
+  });
+  return { label, child, pid: child.pid as number, url, dir };
+}
+
+const servers: Srv[] = [];
+for (const [label, cli] of clis) servers.push(await start(label, cli));
+for (const s of servers) await warmUp(s.url, "echo", 300);
+const quiet = () => {};
+const results = new Map<string, Array<{ rps: number; cpu: number; p50: number }>>();
+const add = (k: string, v: { rps: number; cpu: number; p50: number }) =>
+  results.set(k, [...(results.get(k) ?? []), v]);
+for (let round = 0; round < rounds; round++) {
+  const order = round % 2 === 0 ? servers : [...servers].reverse();
+  for (const clients of clientsList) {
+    for (const s of order) {
+      const c0 = cpuMs(s.pid);
+      const r = await runThroughput(
+        s.url,
+        "echo",
+        clients,
+        10,
+        { perClient: 1e9, maxMs: seconds * 1000 },
+        quiet,
+      );
+      const c1 = cpuMs(s.pid);
+      if (r.errors) console.log(`${s.label} ${clients}c errors ${r.errors}: ${r.firstError}`);
+      add(`${s.label} ${clients}c`, { rps: r.perSecond, cpu: (c1 - c0) / r.completed, p50: r.latency.p50 });
+    }
+  }
+  if (seqRuns > 0) {
+    for (const s of order) {
+      const c0 = cpuMs(s.pid);
+      const r = await runLatency(s.url, "echo", { perClient: seqRuns, maxMs: 60_000 }, quiet);
+      const c1 = cpuMs(s.pid);
+      add(`${s.label} seq`, { rps: r.perSecond, cpu: (c1 - c0) / r.completed, p50: r.latency.p50 });
+    }
+  }
+  console.log(
+    `round ${round + 1} done, load ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
+}
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+for (const [k, v] of [...results].sort()) {
+  const min = (xs: number[]) => Math.min(...xs);
+  const max = (xs: number[]) => Math.max(...xs);
+  console.log(
+    `${k.padEnd(12)} runs/s med ${med(v.map((x) => x.rps)).toFixed(0)} max ${max(v.map((x) => x.rps)).toFixed(0)} | cpu ms/run med ${med(v.map((x) => x.cpu)).toFixed(2)} min ${min(v.map((x) => x.cpu)).toFixed(2)} | p50 med ${med(v.map((x) => x.p50)).toFixed(1)} min ${min(v.map((x) => x.p50)).toFixed(1)} ms  [${v.map((x) => `${x.rps.toFixed(0)}:${x.cpu.toFixed(2)}`).join(" ")}]`,
+  );
+}
+for (const s of servers) console.log(`${s.label} rss ${rss(s.pid).toFixed(0)} MB`);
+for (const s of servers) s.child.kill("SIGTERM");
+await Promise.all(
+  servers.map((s) => new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once("exit", r)))),
+);
+for (const s of servers) fs.rmSync(s.dir, { recursive: true, force: true });
+console.log(
+  `load: ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}`,
+);
