@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it, test } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
+import { Redis } from "ioredis";
 import { ControlPlaneUnderTest, eventually, isAlive } from "./control-plane-helpers.js";
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -37,6 +38,13 @@ if (!REDIS_URL) {
     after(async () => {
       await plane.stop();
       plane.cleanup();
+      // The deployment's Redis ACL user outlives a stopped control plane (it is deleted with the
+      // deployment): leave none behind on the shared Redis.
+      if (deploymentId) {
+        const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+        await redis.call("ACL", "DELUSER", `berth-dep-${deploymentId}`);
+        redis.disconnect();
+      }
     });
 
     it("a switch serves new runs at once while the old revision finishes, joins and streams its runs", async () => {

@@ -13,6 +13,7 @@ import { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import { bundledTemplates } from "./runtime/local/bundled.js";
 import { baseEnvironment } from "./runtime/local/environment.js";
 import { workspaceIsolation } from "./runtime/local/isolation-setup.js";
+import { RedisAclAccess } from "./runtime/local/redis-access.js";
 import { LocalRuntime } from "./runtime/local/runtime.js";
 import type { TemplateCatalog } from "./runtime/local/templates.js";
 import { DeploymentCreateRequest } from "./schemas/requests.js";
@@ -109,6 +110,11 @@ export async function createControlPlane(
         onError: (err) => logger.warn({ err }, "PostgreSQL: an idle connection failed"),
       })
     : await openSqliteStorage(config.dataDir, box);
+  // Agent servers get a Redis user of their own deployment (only the local runtime starts them).
+  const agentRedis =
+    config.redisUrl && options.agentCommand
+      ? new RedisAclAccess(config.redisUrl, box.derive("redis-acl-passwords"), logger)
+      : null;
   try {
     const isolation = options.agentCommand
       ? workspaceIsolation(config, options.processEnv ?? {}, logger, true, options.agentCommand)
@@ -137,7 +143,7 @@ export async function createControlPlane(
             buildTimeoutMs: config.buildTimeoutMs,
             deployTimeoutMs: config.deployTimeoutMs,
             drainGraceMs: config.drainGraceMs,
-            redisUrl: config.redisUrl,
+            redis: agentRedis,
             archiveLimits: config.archiveLimits,
             keepBuilds: 2,
             templates,
@@ -273,6 +279,7 @@ export async function createControlPlane(
           clearTimeout(cut);
           await pushWatcher.stop();
           await provisioner.stop();
+          await agentRedis?.close();
           await tracing.stop();
           await queue.stop();
           await storage.close();
@@ -281,6 +288,7 @@ export async function createControlPlane(
       },
     };
   } catch (error) {
+    await agentRedis?.close();
     await storage.close();
     throw error;
   }

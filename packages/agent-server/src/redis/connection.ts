@@ -9,6 +9,10 @@ import type { Logger } from "pino";
 export function connectRedis(url: string, name: string, logger: Logger): Redis {
   const redis = new Redis(url, {
     connectionName: name,
+    // No CLIENT SETINFO: a deployment's Redis user (control plane ACL) may run only what the
+    // adapters need, and the rule cannot name SETINFO on Redis < 7.2 (each refusal would be
+    // swallowed by ioredis, but land in ACL LOG).
+    disableClientInfo: true,
     maxRetriesPerRequest: null,
     enableOfflineQueue: true,
     retryStrategy: (times) => Math.min(times * 200, 2_000),

@@ -22,6 +22,7 @@ import { type AgentSettings, agentEnvironment } from "./environment.js";
 import { freePort } from "./free-port.js";
 import { InFlightRequests } from "./in-flight.js";
 import { type DeploymentLayout, deploymentLayout } from "./layout.js";
+import type { DeploymentRedisAccess } from "./redis-access.js";
 import { planLocalResources } from "./resources.js";
 import { readState, writeState } from "./runtime-state.js";
 import { followLog, SupervisedAgent } from "./supervised-agent.js";
@@ -42,10 +43,10 @@ export interface LocalRuntimeOptions extends BuilderOptions {
   agentSettings?: (deployment: Deployment) => AgentSettings;
   /**
    * Redis the agent servers reach (`berth up --redis-url`, REDIS_URI), each deployment under its
-   * own key prefix; null: none, and a revision switch holds the deployment's new requests while
-   * the old revision drains.
+   * own key prefix and ACL user; null: none, and a revision switch holds the deployment's new
+   * requests while the old revision drains.
    */
-  redisUrl?: string | null;
+  redis?: DeploymentRedisAccess | null;
 }
 
 const CONTAINER_SOURCES: readonly Source[] = ["external_container", "internal_container"];
@@ -138,10 +139,12 @@ export class LocalRuntime implements DeploymentRuntime {
     if (this.#agents.has(job.deployment.id)) return;
     const layout = this.#layout(job.deployment.id);
     const state = readState(layout);
+    // Its Redis user again, adopted or not (a restarted Redis may have forgotten it).
+    await this.options.redis?.grant(job.deployment.id);
     if (state && isAgentOf(state.pid, layout.data)) {
       // A process of the other mode (the control plane came back with or without Redis) is
       // restarted: the two modes cannot share a data directory.
-      const sameMode = (state.shared ?? false) === Boolean(this.options.redisUrl);
+      const sameMode = (state.shared ?? false) === Boolean(this.options.redis);
       if (
         state.revision_id === job.revision.id &&
         sameMode &&
@@ -207,6 +210,8 @@ export class LocalRuntime implements DeploymentRuntime {
     // The workspace's own trees go as its user; the rest (logs, state) is the control plane's.
     for (const dir of [layout.builds, layout.data]) this.options.isolation.remove(dir);
     fs.rmSync(layout.root, { recursive: true, force: true });
+    // Last: nothing of the deployment runs any more that could use it.
+    await this.options.redis?.revoke(deploymentId);
   }
 
   async close(): Promise<void> {
@@ -274,6 +279,7 @@ export class LocalRuntime implements DeploymentRuntime {
 
   /** Starts the built revision and waits for its health check; on failure nothing is left running. */
   async #start(job: RevisionJob, layout: DeploymentLayout, built: BuiltRevision): Promise<SupervisedAgent> {
+    await this.options.redis?.grant(job.deployment.id);
     const plan = this.#plan(job, layout, built.graphConfigPath, await freePort(), newToken());
     job.log(
       "deploy",
@@ -335,9 +341,8 @@ export class LocalRuntime implements DeploymentRuntime {
       logFile: path.join(layout.logs, `${job.revision.id}.log`),
       token,
       heapMb: planLocalResources(job.revision.resource_spec).heapMb,
-      redis: this.options.redisUrl
-        ? { url: this.options.redisUrl, keyPrefix: redisKeyPrefix(job.deployment.id) }
-        : null,
+      // Granted by #start or restore before any plan of the deployment is made.
+      redis: this.options.redis?.current(job.deployment.id) ?? null,
       drainGraceMs: this.options.drainGraceMs,
     });
     const launched = isolation.launch(plan.command, plan.args, identity, {
@@ -395,11 +400,6 @@ export class LocalRuntime implements DeploymentRuntime {
     }
     for (const old of entries.slice(this.options.keepBuilds)) this.options.isolation.remove(old.dir);
   }
-}
-
-/** The Redis keys and channels of one deployment's agent servers (deployments share a Redis). */
-export function redisKeyPrefix(deploymentId: string): string {
-  return `berth:deployment:${deploymentId}:`;
 }
 
 /** A fresh agent server credential. */
