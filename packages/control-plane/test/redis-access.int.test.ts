@@ -38,6 +38,26 @@ describe("Redis URLs", () => {
   });
 });
 
+describe("RedisAclAccess with Redis unreachable", () => {
+  it("a deploy gets its own user's URL and a deletion does not hang (both applied once Redis is back)", async () => {
+    // Nothing listens on port 1: every command waits in ioredis's offline queue.
+    const { logger, lines } = capturingLogger();
+    const access = new RedisAclAccess("redis://:cp-secret@127.0.0.1:1", Buffer.alloc(32, 7), logger);
+    try {
+      const id = randomUUID();
+      const granted = await access.grant(id);
+      assert.equal(decodeURIComponent(new URL(granted.url).username), redisUserOf(id));
+      await access.revoke(id);
+      const text = lines.join("");
+      assert.match(text, /not applied yet/);
+      assert.match(text, /could not delete/);
+      assert.ok(!text.includes("cp-secret"), "no password in the logs");
+    } finally {
+      await access.close();
+    }
+  });
+});
+
 if (!REDIS_URL) {
   test("Redis ACL users", { skip: "REDIS_URL is not set" }, () => {});
 } else {

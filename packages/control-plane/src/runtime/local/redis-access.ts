@@ -171,14 +171,18 @@ export class RedisAclAccess implements DeploymentRedisAccess {
   async revoke(deploymentId: string): Promise<void> {
     this.#granted.delete(deploymentId);
     if (this.#supported === false) return;
-    try {
-      await this.#redis.call("ACL", "DELUSER", redisUserOf(deploymentId));
-    } catch (error) {
-      this.#logger.warn(
-        { deploymentId, error: (error as Error).message },
-        "could not delete the deployment's Redis ACL user",
-      );
-    }
+    // Bounded: commands wait in ioredis's offline queue while Redis is down, and a deletion must
+    // not hang on it (the DELUSER still goes out when Redis is back).
+    const deleted = this.#redis.call("ACL", "DELUSER", redisUserOf(deploymentId)).then(
+      () => null,
+      (error: unknown) => (error as Error).message ?? String(error),
+    );
+    const problem = await Promise.race([
+      deleted,
+      new Promise<string>((resolve) => setTimeout(resolve, APPLY_WAIT_MS, "no answer").unref()),
+    ]);
+    if (problem !== null)
+      this.#logger.warn({ deploymentId, error: problem }, "could not delete the deployment's Redis ACL user");
   }
 
   async close(): Promise<void> {
