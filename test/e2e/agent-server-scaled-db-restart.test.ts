@@ -7,7 +7,8 @@ import net from "node:net";
 import { after, describe, it, test } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
 import { sleepy, statusOf } from "./helpers.js";
-import { mapLimit, SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
+import { mapLimit } from "./load-helpers.js";
+import { SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
 
 /** A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored. */
 class CuttableProxy {

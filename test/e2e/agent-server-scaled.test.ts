@@ -8,44 +8,20 @@ import { describe, it, test } from "node:test";
 import { promisify } from "node:util";
 import type { Client } from "@langchain/langgraph-sdk";
 import { sleepy, statusOf } from "./helpers.js";
-import { mapLimit, SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
+import {
+  assertRunsInOrder,
+  createThreads,
+  enqueueRoundRobin,
+  joinAll,
+  mapLimit,
+  OVERLAPPING_THREADS_SQL,
+  readStream,
+  sampleOverlaps,
+} from "./load-helpers.js";
+import { SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
 
 const THREADS = 200;
 const RUNS_PER_THREAD = 5;
-
-interface StreamFrame {
-  id: string | undefined;
-  event: string;
-  data: unknown;
-}
-
-/** Reads a joined stream until `stopAfter` frames (then drops it) or its end. */
-async function readStream(
-  client: Client,
-  threadId: string,
-  runId: string,
-  options: { lastEventId?: string; stopAfter?: number },
-): Promise<StreamFrame[]> {
-  const frames: StreamFrame[] = [];
-  const abort = new AbortController();
-  try {
-    for await (const frame of client.runs.joinStream(threadId, runId, {
-      signal: abort.signal,
-      ...(options.lastEventId !== undefined ? { lastEventId: options.lastEventId } : {}),
-    })) {
-      // The SDK also yields the server's heartbeat comments, as nameless events: not events.
-      if (frame.event === "") continue;
-      frames.push({ id: frame.id, event: frame.event, data: frame.data });
-      if (options.stopAfter !== undefined && frames.length >= options.stopAfter) {
-        abort.abort();
-        break;
-      }
-    }
-  } catch (error) {
-    if (!abort.signal.aborted) throw error;
-  }
-  return frames;
-}
 
 const run = promisify(execFile);
 
@@ -100,59 +76,20 @@ if (!SCALED_SERVICES) {
     it("1,000 runs over 200 threads created round-robin on both APIs: each once, in order, one at a time per thread", async () => {
       const { clients, query } = cluster();
       // Never two running runs on one thread, sampled from the database while the load runs.
-      let overlaps = 0;
-      let sampling = true;
-      const sampler = (async () => {
-        while (sampling) {
-          const rows = await query<{ n: number }>(
-            "select count(*)::int as n from (select thread_id from runs where status = 'running' group by thread_id having count(*) > 1) x",
-          );
-          overlaps += rows[0]?.n ?? 0;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      })();
-      const threads = await mapLimit(
-        Array.from({ length: THREADS }, (_, t) => t),
-        16,
-        (t) => (clients[t % 2] as Client).threads.create({ metadata: { t } }),
+      const sampler = sampleOverlaps(
+        async () => Number((await query<{ n: number | string }>(OVERLAPPING_THREADS_SQL))[0]?.n ?? 0),
+        50,
       );
-      let created = 0;
-      const runs = await mapLimit(threads, 32, async (thread, t) => {
-        const ids: string[] = [];
-        for (let i = 0; i < RUNS_PER_THREAD; i++) {
-          const client = clients[created++ % 2] as Client;
-          const run = await client.runs.create(thread.thread_id, "echo", {
-            input: { messages: [{ role: "user", content: `t${t}-r${i}` }] },
-            multitaskStrategy: "enqueue",
-          });
-          ids.push(run.run_id);
-        }
-        return ids;
-      });
+      const threadIds = await createThreads(clients, THREADS, 16);
+      const runs = await enqueueRoundRobin(clients, threadIds, RUNS_PER_THREAD, 32);
       // Joined from the other API each time.
-      await mapLimit(threads, 32, async (thread, t) => {
-        for (const [i, runId] of (runs[t] ?? []).entries())
-          await (clients[(t + i + 1) % 2] as Client).runs.join(thread.thread_id, runId);
-      });
-      sampling = false;
-      await sampler;
-      assert.equal(overlaps, 0, "two runs of one thread were running at once");
+      await joinAll(clients, threadIds, runs, 32);
+      assert.equal(await sampler.stop(), 0, "two runs of one thread were running at once");
       const statuses = await query<{ status: string; n: number; attempts: number }>(
         "select status, count(*)::int as n, max(attempt)::int as attempts from runs group by status",
       );
       assert.deepEqual(statuses, [{ status: "success", n: THREADS * RUNS_PER_THREAD, attempts: 1 }]);
-      await mapLimit(threads, 16, async (thread, t) => {
-        const state = await (clients[t % 2] as Client).threads.getState<{
-          messages: Array<{ type: string; content: string }>;
-        }>(thread.thread_id);
-        const human = state.values.messages.filter((m) => m.type === "human").map((m) => m.content);
-        assert.deepEqual(
-          human,
-          Array.from({ length: RUNS_PER_THREAD }, (_, i) => `t${t}-r${i}`),
-          `thread ${t}: every run once, in creation order`,
-        );
-        assert.equal(state.values.messages.length, 2 * RUNS_PER_THREAD);
-      });
+      await assertRunsInOrder(clients, threadIds, RUNS_PER_THREAD, 16);
     });
 
     it("a run started on API 1 streams on API 2; dropped and rejoined on API 1 with Last-Event-ID: no gap, no duplicate", async () => {

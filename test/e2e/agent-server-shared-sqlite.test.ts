@@ -10,7 +10,14 @@ import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth-platform/tes
 import { Client } from "@langchain/langgraph-sdk";
 import Database from "better-sqlite3";
 import { FIXTURE_CONFIG } from "./helpers.js";
-import { mapLimit } from "./scaled-helpers.js";
+import {
+  assertRunsInOrder,
+  createThreads,
+  enqueueRoundRobin,
+  joinAll,
+  OVERLAPPING_THREADS_SQL,
+  sampleOverlaps,
+} from "./load-helpers.js";
 
 const REDIS_URL = process.env.REDIS_URL;
 const THREADS = 60;
@@ -48,59 +55,17 @@ if (!REDIS_URL) {
     it("runs created on both are each executed once, in order, never two at a time on a thread", async () => {
       const db = new Database(path.join(temp.dir, "agent-server.sqlite"), { readonly: true });
       try {
-        let overlaps = 0;
-        let sampling = true;
-        const sampler = (async () => {
-          while (sampling) {
-            const row = db
-              .prepare(
-                "select count(*) as n from (select thread_id from runs where status = 'running' group by thread_id having count(*) > 1)",
-              )
-              .get() as { n: number };
-            overlaps += row.n;
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-        })();
-        const threads = await mapLimit(
-          Array.from({ length: THREADS }, (_, t) => t),
-          8,
-          (t) => (clients[t % 2] as Client).threads.create({ metadata: { t } }),
-        );
-        let created = 0;
-        const runs = await mapLimit(threads, 16, async (thread, t) => {
-          const ids: string[] = [];
-          for (let i = 0; i < RUNS_PER_THREAD; i++) {
-            const client = clients[created++ % 2] as Client;
-            const run = await client.runs.create(thread.thread_id, "echo", {
-              input: { messages: [{ role: "user", content: `t${t}-r${i}` }] },
-              multitaskStrategy: "enqueue",
-            });
-            ids.push(run.run_id);
-          }
-          return ids;
-        });
-        await mapLimit(threads, 16, async (thread, t) => {
-          for (const [i, runId] of (runs[t] ?? []).entries())
-            await (clients[(t + i + 1) % 2] as Client).runs.join(thread.thread_id, runId);
-        });
-        sampling = false;
-        await sampler;
-        assert.equal(overlaps, 0, "two runs of one thread were running at once");
+        const overlapping = db.prepare(OVERLAPPING_THREADS_SQL);
+        const sampler = sampleOverlaps(() => (overlapping.get() as { n: number }).n, 50);
+        const threadIds = await createThreads(clients, THREADS, 8);
+        const runs = await enqueueRoundRobin(clients, threadIds, RUNS_PER_THREAD, 16);
+        await joinAll(clients, threadIds, runs, 16);
+        assert.equal(await sampler.stop(), 0, "two runs of one thread were running at once");
         const statuses = db
           .prepare("select status, count(*) as n, max(attempt) as attempts from runs group by status")
           .all();
         assert.deepEqual(statuses, [{ status: "success", n: THREADS * RUNS_PER_THREAD, attempts: 1 }]);
-        await mapLimit(threads, 8, async (thread, t) => {
-          const state = await (clients[(t + 1) % 2] as Client).threads.getState<{
-            messages: Array<{ type: string; content: string }>;
-          }>(thread.thread_id);
-          const human = state.values.messages.filter((m) => m.type === "human").map((m) => m.content);
-          assert.deepEqual(
-            human,
-            Array.from({ length: RUNS_PER_THREAD }, (_, i) => `t${t}-r${i}`),
-            `thread ${t}: every run once, in creation order`,
-          );
-        });
+        await assertRunsInOrder(clients, threadIds, RUNS_PER_THREAD, 8);
       } finally {
         db.close();
       }

@@ -14,7 +14,15 @@ import { Client, overrideFetchImplementation } from "@langchain/langgraph-sdk";
 import Database from "better-sqlite3";
 import { Agent } from "undici";
 import { FIXTURE_CONFIG, sleepy } from "./helpers.js";
-import { mapLimit } from "./scaled-helpers.js";
+import {
+  assertRunsInOrder,
+  createThreads,
+  enqueueRoundRobin,
+  joinAll,
+  OVERLAPPING_THREADS_SQL,
+  readStream,
+  sampleOverlaps,
+} from "./load-helpers.js";
 
 const exec = promisify(execFile);
 
@@ -72,39 +80,6 @@ async function clientOn(url: string, worker: string): Promise<Client> {
   throw new Error(`no connection reached worker ${worker}`);
 }
 
-interface StreamFrame {
-  id: string | undefined;
-  event: string;
-  data: unknown;
-}
-
-/** Reads a joined stream until `stopAfter` frames (then drops it) or its end. */
-async function readStream(
-  client: Client,
-  threadId: string,
-  runId: string,
-  options: { lastEventId?: string; stopAfter?: number },
-): Promise<StreamFrame[]> {
-  const frames: StreamFrame[] = [];
-  const abort = new AbortController();
-  try {
-    for await (const frame of client.runs.joinStream(threadId, runId, {
-      signal: abort.signal,
-      ...(options.lastEventId !== undefined ? { lastEventId: options.lastEventId } : {}),
-    })) {
-      if (frame.event === "") continue;
-      frames.push({ id: frame.id, event: frame.event, data: frame.data });
-      if (options.stopAfter !== undefined && frames.length >= options.stopAfter) {
-        abort.abort();
-        break;
-      }
-    }
-  } catch (error) {
-    if (!abort.signal.aborted) throw error;
-  }
-  return frames;
-}
-
 describe("berth dev --workers 2: one primary, two children on the same SQLite files", () => {
   const temp = makeTempDir();
   let server: SpawnedServer | undefined;
@@ -140,45 +115,14 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
     const clients = Array.from({ length: 4 }, () => new Client({ apiUrl: url }));
     const db = new Database(path.join(temp.dir, "agent-server.sqlite"), { readonly: true });
     db.pragma("busy_timeout = 5000");
-    let overlaps = 0;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const row = db
-          .prepare(
-            "select count(*) as n from (select thread_id from runs where status = 'running' group by thread_id having count(*) > 1)",
-          )
-          .get() as { n: number };
-        overlaps += row.n;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    })();
+    const overlapping = db.prepare(OVERLAPPING_THREADS_SQL);
+    const sampler = sampleOverlaps(() => (overlapping.get() as { n: number }).n, 20);
     const before0 = answeredBy.get("0") ?? 0;
     const before1 = answeredBy.get("1") ?? 0;
-    const threads = await mapLimit(
-      Array.from({ length: 100 }, (_, t) => t),
-      16,
-      (t) => (clients[t % 4] as Client).threads.create({ metadata: { t } }),
-    );
-    let created = 0;
-    const runs = await mapLimit(threads, 32, async (thread, t) => {
-      const ids: string[] = [];
-      for (let i = 0; i < 4; i++) {
-        const run = await (clients[created++ % 4] as Client).runs.create(thread.thread_id, "echo", {
-          input: { messages: [{ role: "user", content: `t${t}-r${i}` }] },
-          multitaskStrategy: "enqueue",
-        });
-        ids.push(run.run_id);
-      }
-      return ids;
-    });
-    await mapLimit(threads, 32, async (thread, t) => {
-      for (const [i, runId] of (runs[t] ?? []).entries())
-        await (clients[(t + i + 1) % 4] as Client).runs.join(thread.thread_id, runId);
-    });
-    sampling = false;
-    await sampler;
-    assert.equal(overlaps, 0, "two runs of one thread were running at once");
+    const threadIds = await createThreads(clients, 100, 16);
+    const runs = await enqueueRoundRobin(clients, threadIds, 4, 32);
+    await joinAll(clients, threadIds, runs, 32);
+    assert.equal(await sampler.stop(), 0, "two runs of one thread were running at once");
     assert.ok(
       (answeredBy.get("0") ?? 0) > before0 && (answeredBy.get("1") ?? 0) > before1,
       "both children answered",
@@ -188,17 +132,7 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
       .all();
     db.close();
     assert.deepEqual(statuses, [{ status: "success", n: 400, attempts: 1 }]);
-    await mapLimit(threads, 16, async (thread, t) => {
-      const state = await (clients[t % 4] as Client).threads.getState<{
-        messages: Array<{ type: string; content: string }>;
-      }>(thread.thread_id);
-      const human = state.values.messages.filter((m) => m.type === "human").map((m) => m.content);
-      assert.deepEqual(
-        human,
-        [0, 1, 2, 3].map((i) => `t${t}-r${i}`),
-        `thread ${t}: every run once, in order`,
-      );
-    });
+    await assertRunsInOrder(clients, threadIds, 4, 16);
   });
 
   it("a run created on child 0 is joined, stream-joined and cancelled from child 1", async () => {

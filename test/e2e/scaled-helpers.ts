@@ -119,15 +119,3 @@ export function useScaledCluster(
     return cluster;
   };
 }
-
-/** Runs `task` over `items` with at most `limit` at a time; results in order. */
-export async function mapLimit<T, R>(items: T[], limit: number, task: (item: T, i: number) => Promise<R>) {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      for (let i = next++; i < items.length; i = next++) results[i] = await task(items[i] as T, i);
-    }),
-  );
-  return results;
-}

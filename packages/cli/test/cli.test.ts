@@ -32,15 +32,40 @@ describe("berth CLI", () => {
   });
 
   it("a missing or invalid graph configuration is a clear error, not a stack trace", () => {
-    const missing = berth(["dev", "--port", "0", "--data-dir", temp.dir], temp.dir);
-    assert.equal(missing.code, 1);
-    assert.match(missing.out, /graph\.json.*does not exist/);
+    // One process or the embedded cluster (--workers 2): the reason once, no log lines, no stack.
+    for (const workers of ["1", "2"]) {
+      const missing = berth(["dev", "--port", "0", "--data-dir", temp.dir, "--workers", workers], temp.dir);
+      assert.equal(missing.code, 1);
+      assert.match(
+        missing.out,
+        /^berth: Invalid graph configuration .*graph\.json: the file does not exist/m,
+      );
+      assert.equal(missing.out.match(/does not exist/g)?.length, 1, missing.out);
+      assert.doesNotMatch(missing.out, /"level"|\n\s+at /);
+    }
     const bad = path.join(temp.dir, "bad.json");
     fs.writeFileSync(bad, JSON.stringify({ graphs: { a: "./nope.ts:graph" } }));
     // A graph that does not load no longer stops the server (issue 10): --check reports it.
     const broken = berth(["dev", "--check", "--config", bad]);
     assert.equal(broken.code, 1);
     assert.match(broken.out, /ERROR graph a does not load: Cannot load graph "a".*does not exist/);
+    // Without --check, a project none of whose graphs load does not start, also as a cluster:
+    // every child fails alike, the reason is said once.
+    const cluster = berth([
+      "dev",
+      "--config",
+      bad,
+      "--port",
+      "0",
+      "--data-dir",
+      path.join(temp.dir, "d2"),
+      "--workers",
+      "2",
+    ]);
+    assert.equal(cluster.code, 1);
+    assert.match(cluster.out, /^berth: Cannot load graph "a" .*does not exist/m);
+    assert.equal(cluster.out.match(/Cannot load graph/g)?.length, 1, cluster.out);
+    assert.doesNotMatch(cluster.out, /"level"|\n\s+at /);
   });
 
   it("an explicit busy port is refused with a clear message", async () => {

@@ -19,7 +19,19 @@ export async function runClusterChild(config: AgentServerConfig, logger: Logger)
   process.on("disconnect", stop);
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  const server = await startAgentServer(config, { logger, processEnv: process.env });
+  let server: Awaited<ReturnType<typeof startAgentServer>>;
+  try {
+    server = await startAgentServer(config, { logger, processEnv: process.env });
+  } catch (error) {
+    // Every child would fail alike: the primary says why once, as one process would.
+    if (!process.connected) throw error;
+    const failed: ChildMessage = {
+      t: "failed",
+      message: error instanceof Error ? error.message : String(error),
+    };
+    await new Promise<void>((resolve) => process.send?.(failed, undefined, {}, () => resolve()));
+    process.exit(1);
+  }
   const ready: ChildMessage = { t: "ready", graphIds: server.graphIds, graphFailures: server.graphFailures };
   process.send?.(ready);
   await stopped;

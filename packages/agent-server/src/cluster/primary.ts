@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import net, { type AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { type AgentServerConfig, CLUSTER_CHILD_CONFIG_ENV, clusterChildConfig } from "../config.js";
+import { readGraphProject } from "../graphs/project.js";
 import { openSqliteBackend } from "../storage/sqlite/index.js";
 import type { StorageBackend } from "../storage/types.js";
 import { ClusterHub } from "./hub.js";
@@ -45,6 +46,8 @@ export async function startAgentCluster(
 ): Promise<AgentCluster> {
   if (!cluster.isPrimary) throw new Error("startAgentCluster runs in a cluster's primary process");
   const { logger } = options;
+  // A configuration error is said once, as by one process, instead of by every child as it dies.
+  readGraphProject(config.graphConfigPath);
   const backend = await openSqliteBackend(config.dataDir, { otherWriters: true });
   const recovered = await backend.storage.runs.recover({
     liveOwner: "cluster-primary",
@@ -139,22 +142,27 @@ class Supervisor {
     });
     return new Promise<Ready>((resolve, reject) => {
       let ready = false;
+      let failure: string | undefined;
       worker.on("message", (message: unknown) => {
         if (!isClusterMessage(message)) return;
         const m = message as ChildMessage;
         if (m.t === "ready") {
           ready = true;
           resolve({ graphIds: m.graphIds, graphFailures: m.graphFailures });
-        } else this.hub.handle(id, m);
+        } else if (m.t === "failed") failure = m.message;
+        else this.hub.handle(id, m);
       });
       worker.on("exit", (code, signal) => {
         this.hub.detach(id);
         if (!ready)
           reject(
-            new Error(`agent server worker ${slot.index} exited before serving (code ${code ?? signal})`),
+            new Error(
+              failure ?? `agent server worker ${slot.index} exited before serving (code ${code ?? signal})`,
+            ),
           );
         if (slot.worker === worker) slot.worker = undefined;
         if (this.stopping) return;
+        if (failure !== undefined && !this.started) return;
         this.options.logger.error(
           { worker: slot.index, pid: worker.process.pid, code, signal },
           "agent server worker died; its runs go back to the queue and it is restarted",

@@ -7,6 +7,8 @@ import type { RunOutcome } from "../queue/types.js";
  */
 export type ChildMessage =
   | { t: "ready"; graphIds: string[]; graphFailures: Record<string, string> }
+  /** The child could not start (its reason, said once by the primary rather than by every child). */
+  | { t: "failed"; message: string }
   | { t: "door" }
   | { t: "cancel"; run: string }
   | { t: "ended"; run: string; outcome: RunOutcome }
