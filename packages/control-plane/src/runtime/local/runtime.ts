@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "pino";
@@ -10,20 +9,15 @@ import {
   type RunningAgent,
   RuntimeFailure,
 } from "../types.js";
-import {
-  AgentProcess,
-  type AgentProcessPlan,
-  isAgentOf,
-  isHealthy,
-  planAgentProcess,
-} from "./agent-process.js";
+import { AgentProcess, isAgentOf, isHealthy } from "./agent-process.js";
 import { Builder, type BuilderOptions, type BuiltRevision } from "./builder.js";
-import { type AgentSettings, agentEnvironment } from "./environment.js";
+import type { AgentSettings } from "./environment.js";
 import { freePort } from "./free-port.js";
 import { InFlightRequests } from "./in-flight.js";
 import { type DeploymentLayout, deploymentLayout } from "./layout.js";
 import type { DeploymentRedisAccess } from "./redis-access.js";
 import { planLocalResources } from "./resources.js";
+import { newToken, planRevisionAgent } from "./revision-agent-plan.js";
 import { readState, writeState } from "./runtime-state.js";
 import { followLog, SupervisedAgent } from "./supervised-agent.js";
 
@@ -280,7 +274,14 @@ export class LocalRuntime implements DeploymentRuntime {
   /** Starts the built revision and waits for its health check; on failure nothing is left running. */
   async #start(job: RevisionJob, layout: DeploymentLayout, built: BuiltRevision): Promise<SupervisedAgent> {
     await this.options.redis?.grant(job.deployment.id);
-    const plan = this.#plan(job, layout, built.graphConfigPath, await freePort(), newToken());
+    const plan = planRevisionAgent(
+      this.options,
+      job,
+      layout,
+      built.graphConfigPath,
+      await freePort(),
+      newToken(),
+    );
     job.log(
       "deploy",
       "INFO",
@@ -310,52 +311,9 @@ export class LocalRuntime implements DeploymentRuntime {
     );
   }
 
-  /**
-   * The spawn plan of a revision's agent server: as the workspace's user, in its sandbox, seeing
-   * its build (read-only) and its data directory, with a fresh credential.
-   */
-  #plan(
-    job: RevisionJob,
-    layout: DeploymentLayout,
-    graphConfigPath: string,
-    port: number,
-    token: string,
-  ): AgentProcessPlan {
-    const { isolation } = this.options;
-    const identity = isolation.identity(job.deployment.tenant_id);
-    isolation.prepare(layout, identity);
-    const plan = planAgentProcess({
-      agentCommand: this.options.agentCommand,
-      graphConfigPath,
-      dataDir: layout.data,
-      port,
-      env: {
-        ...agentEnvironment(
-          this.options.env,
-          job.deployment,
-          job.revision,
-          this.options.agentSettings?.(job.deployment) ?? null,
-        ),
-        ...isolation.environment(identity),
-      },
-      logFile: path.join(layout.logs, `${job.revision.id}.log`),
-      token,
-      heapMb: planLocalResources(job.revision.resource_spec).heapMb,
-      // Granted by #start or restore before any plan of the deployment is made.
-      redis: this.options.redis?.current(job.deployment.id) ?? null,
-      drainGraceMs: this.options.drainGraceMs,
-    });
-    const launched = isolation.launch(plan.command, plan.args, identity, {
-      writable: [layout.data],
-      readable: [buildRoot(layout, graphConfigPath) ?? layout.builds],
-      dieWithParent: false,
-      cwd: plan.cwd,
-    });
-    return { ...plan, ...launched };
-  }
-
   #supervise(job: RevisionJob, layout: DeploymentLayout, process: AgentProcess): SupervisedAgent {
-    const plan = this.#plan(
+    const plan = planRevisionAgent(
+      this.options,
       job,
       layout,
       this.#builder.locate(job, layout)?.graphConfigPath ?? "",
@@ -400,16 +358,4 @@ export class LocalRuntime implements DeploymentRuntime {
     }
     for (const old of entries.slice(this.options.keepBuilds)) this.options.isolation.remove(old.dir);
   }
-}
-
-/** A fresh agent server credential. */
-function newToken(): string {
-  return randomBytes(32).toString("base64url");
-}
-
-/** The build directory (`builds/<key>`) holding a graph configuration file. */
-function buildRoot(layout: DeploymentLayout, graphConfigPath: string): string | null {
-  const rel = path.relative(layout.builds, graphConfigPath);
-  const [key] = rel.split(path.sep);
-  return key && !rel.startsWith("..") ? path.join(layout.builds, key) : null;
 }
