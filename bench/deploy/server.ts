@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { listeningUrl } from "@berth-platform/testkit";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -43,7 +44,7 @@ export async function startBerthUp(): Promise<BerthUp> {
     ],
     { env: { ...process.env, BERTH_LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "pipe"] },
   );
-  let output = "";
+  const listening = listeningUrl(child, "berth up", 30_000);
   let exited = child.exitCode !== null;
   const exit = new Promise<void>((resolve) =>
     child.once("exit", () => {
@@ -62,20 +63,7 @@ export async function startBerthUp(): Promise<BerthUp> {
     fs.rmSync(temp, { recursive: true, force: true });
   };
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`berth up printed no URL:\n${output}`)), 30_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = output.match(/listening on (http:\/\/\S+)/);
-        if (match?.[1]) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      };
-      child.stdout?.on("data", onData);
-      child.stderr?.on("data", onData);
-      child.once("exit", (code) => reject(new Error(`berth up exited with ${code}:\n${output}`)));
-    });
+    const url = await listening.url;
     return { url, apiKey, dataDir, process: child, stop };
   } catch (error) {
     await stop();

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { listeningUrl } from "@berth-platform/testkit";
 
 /** The repository root. */
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -32,21 +33,7 @@ async function start(args: string[], env: Record<string, string>): Promise<Bench
     env: quietEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`berth ${args[0]} printed no URL:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = output.match(/listening on (http:\/\/\S+)/);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`berth ${args[0]} exited with ${code}:\n${output}`)));
-  });
+  const url = await listeningUrl(child, `berth ${args[0]}`, 60_000).url;
   return {
     url,
     process: child,

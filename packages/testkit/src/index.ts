@@ -8,6 +8,6 @@ export {
 } from "./kube/server.js";
 export type { KubeJson } from "./kube/store.js";
 export { repoRoot } from "./paths.js";
-export { type SpawnedServer, spawnBerth } from "./spawn.js";
+export { listeningUrl, type SpawnedServer, spawnBerth } from "./spawn.js";
 export { makeTarGz, packDirectory, type RawEntry } from "./tarball.js";
 export { makeTempDir } from "./temp.js";

@@ -14,6 +14,36 @@ export interface SpawnedServer {
 const URL_LINE = /listening on (http:\/\/\S+)/i;
 
 /**
+ * The URL a started `berth` process prints (on stdout or stderr). Rejects with its output when it
+ * exits first or stays silent past `timeoutMs`; `output()` keeps what it printed.
+ */
+export function listeningUrl(
+  child: ChildProcess,
+  label: string,
+  timeoutMs: number,
+): { url: Promise<string>; output(): string } {
+  let output = "";
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label} printed no URL:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = output.match(URL_LINE);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${label} exited with ${code}:\n${output}`));
+    });
+  });
+  return { url, output: () => output };
+}
+
+/**
  * Starts the built CLI (`packages/cli/bin/berth.js`, or another install's `bin`) with `args` and
  * resolves once it prints the URL it listens on. Rejects with its output if it exits or stays
  * silent past `timeoutMs`.
