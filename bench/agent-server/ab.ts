@@ -3,11 +3,13 @@
 // builds for N rounds, so a noisy machine hits both alike. Prints runs/s, server CPU per run
 // (/proc utime+stime of the server) and p50, median and best of the rounds.
 // node --import tsx bench/agent-server/ab.ts --cli base=/path/to/other/tree/packages/cli/bin/berth.js,new=packages/cli/bin/berth.js
-// Optional: --rounds 3 --seconds 6 --clients 16,64 --seq 150 --prof DIR (node --cpu-prof per server).
+// AB_ARGS_<label>="--max-semi-space-size=64" adds node flags to one build.
+// Optional: --client http|sdk (default http), --rounds 3 --seconds 6 --clients 16,64 --seq 150 --prof DIR (node --cpu-prof per server).
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { parseClientKind } from "./http-client.js";
 import { runLatency, runThroughput, warmUp } from "./scenarios.js";
 import { BERTH_CLI } from "./servers.js";
 import { EXAMPLE_GRAPH_CONFIG, REPO_ROOT } from "./workload.js";
@@ -21,6 +23,7 @@ const seconds = Number(flag("--seconds") ?? "6");
 const rounds = Number(flag("--rounds") ?? "3");
 const clientsList = (flag("--clients") ?? "16,64").split(",").map(Number);
 const prof = flag("--prof");
+const clientKind = parseClientKind(flag("--client"));
 const seqRuns = Number(flag("--seq") ?? "150");
 // --cli label=path,label=path (default: this tree)
 const clis = (flag("--cli") ?? `new=${BERTH_CLI}`).split(",").map((s) => s.split("=") as [string, string]);
@@ -46,6 +49,8 @@ async function start(label: string, cli: string): Promise<Srv> {
   const nodeArgs = [
     ...(prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}/${label}`] : []),
     ...(process.env.SRV_IMPORT ? ["--import", process.env.SRV_IMPORT] : []),
+    // AB_ARGS_<label>="--flag ..." gives one build extra node flags (a V8 setting A/B on the same tree).
+    ...(process.env[`AB_ARGS_${label}`]?.split(" ").filter(Boolean) ?? []),
   ];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -94,7 +99,7 @@ async function start(label: string, cli: string): Promise<Srv> {
 
 const servers: Srv[] = [];
 for (const [label, cli] of clis) servers.push(await start(label, cli));
-for (const s of servers) await warmUp(s.url, "echo", 300);
+for (const s of servers) await warmUp(s.url, "echo", 300, clientKind);
 const quiet = () => {};
 const results = new Map<string, Array<{ rps: number; cpu: number; p50: number }>>();
 const add = (k: string, v: { rps: number; cpu: number; p50: number }) =>
@@ -111,6 +116,7 @@ for (let round = 0; round < rounds; round++) {
         10,
         { perClient: 1e9, maxMs: seconds * 1000 },
         quiet,
+        clientKind,
       );
       const c1 = cpuMs(s.pid);
       if (r.errors) console.log(`${s.label} ${clients}c errors ${r.errors}: ${r.firstError}`);
@@ -120,7 +126,7 @@ for (let round = 0; round < rounds; round++) {
   if (seqRuns > 0) {
     for (const s of order) {
       const c0 = cpuMs(s.pid);
-      const r = await runLatency(s.url, "echo", { perClient: seqRuns, maxMs: 60_000 }, quiet);
+      const r = await runLatency(s.url, "echo", { perClient: seqRuns, maxMs: 60_000 }, quiet, clientKind);
       const c1 = cpuMs(s.pid);
       add(`${s.label} seq`, { rps: r.perSecond, cpu: (c1 - c0) / r.completed, p50: r.latency.p50 });
     }

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { measureFloorInChild } from "./floor.js";
+import { type ClientKind, describeClient, parseClientKind } from "./http-client.js";
 import type { PhaseResult } from "./loops.js";
 import { ensurePeerInstalled, PEER_PROJECT_DIR, peerVersions, preparePeerProject } from "./peer-install.js";
 import { type BenchPlan, benchPlan, CLIENT_COUNTS, type ClientCount, THREAD_CREATE_CLIENTS } from "./plan.js";
@@ -22,7 +23,7 @@ import { directoryBytes, runSoak } from "./soak.js";
 import { nowMs } from "./stats.js";
 import { GRAPH_IDS, type GraphId, REPO_ROOT } from "./workload.js";
 
-const USAGE = `Usage: node --import tsx bench/agent-server/run.ts [--quick] [--only berth|peer|soak] [--graph echo|agent]
+const USAGE = `Usage: node --import tsx bench/agent-server/run.ts [--quick] [--only berth|peer|soak] [--graph echo|agent] [--client http|sdk]
 
 Compares Berth's agent server with the official one (langgraphjs dev, @langchain/langgraph-api 2.0.0)
 and with graph.invoke in process, then soaks Berth (10,000 echo runs; 500 with --quick) watching its
@@ -35,6 +36,7 @@ type Only = (typeof ONLY)[number];
 
 interface Options {
   quick: boolean;
+  client: ClientKind;
   only: Only | undefined;
   graphs: GraphId[];
 }
@@ -46,6 +48,7 @@ function parseOptions(argv: string[]): Options {
       quick: { type: "boolean", default: false },
       only: { type: "string" },
       graph: { type: "string" },
+      client: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -63,6 +66,7 @@ function parseOptions(argv: string[]): Options {
   }
   return {
     quick: values.quick,
+    client: parseClientKind(values.client),
     only: only as Only | undefined,
     graphs: graph === undefined ? [...GRAPH_IDS] : [graph as GraphId],
   };
@@ -111,10 +115,10 @@ async function measureServer(server: RunningServer, plan: BenchPlan, options: Op
     const tag = `${server.name} ${graphId}`;
     try {
       progress(`${tag}: warm-up, ${serverPlan.warmup} runs`);
-      await warmUp(server.url, graphId, serverPlan.warmup);
+      await warmUp(server.url, graphId, serverPlan.warmup, options.client);
 
       progress(`${tag}: sequential create+join on fresh threads (≤ ${serverPlan.latency.perClient} runs)`);
-      const latency = await runLatency(server.url, graphId, serverPlan.latency, progress);
+      const latency = await runLatency(server.url, graphId, serverPlan.latency, progress, options.client);
       progress(`${tag}: sequential → ${phaseLine(latency)}`);
 
       progress(`${tag}: sequential runs.stream on fresh threads (≤ ${serverPlan.stream.perClient} runs)`);
@@ -133,6 +137,7 @@ async function measureServer(server: RunningServer, plan: BenchPlan, options: Op
           plan.runsPerThread,
           serverPlan.throughput,
           progress,
+          options.client,
         );
         const serverCpu1 = server.cpuMs();
         const clientCpu = process.cpuUsage(clientCpu0);
@@ -165,6 +170,7 @@ async function measureServer(server: RunningServer, plan: BenchPlan, options: Op
       THREAD_CREATE_CLIENTS,
       serverPlan.threadCreate,
       progress,
+      options.client,
     );
     progress(`${server.name}: thread create → ${phaseLine(result)}`);
     threadCreate = { status: "ok", value: result };
@@ -220,7 +226,11 @@ async function runPeer(plan: BenchPlan, options: Options): Promise<Outcome<Serve
  * A fresh Berth (its own data directory) for the soak alone, so the baseline is not the heap the
  * other phases left behind and `--only soak` measures exactly what the full run does.
  */
-async function runSoakPhase(plan: BenchPlan, dataDir: string): Promise<Outcome<SoakFigures>> {
+async function runSoakPhase(
+  plan: BenchPlan,
+  dataDir: string,
+  client: ClientKind,
+): Promise<Outcome<SoakFigures>> {
   const { soak } = plan;
   progress("Berth (soak): starting");
   const t0 = nowMs();
@@ -239,7 +249,7 @@ async function runSoakPhase(plan: BenchPlan, dataDir: string): Promise<Outcome<S
         `(baseline after ${soak.warmupRuns})`,
     );
     const cpu0 = server.cpuMs();
-    const run = await runSoak(server, soak, plan.runsPerThread, progress);
+    const run = await runSoak(server, soak, plan.runsPerThread, progress, client);
     const cpu1 = server.cpuMs();
     const finished = run.phase.completed + run.phase.errors;
     progress(`soak → ${phaseLine(run.phase)}`);
@@ -279,7 +289,7 @@ async function main(): Promise<void> {
         `(@langchain/langgraph ${packageVersion("node_modules/@langchain/langgraph/package.json")}) ` +
         `vs langgraphjs dev (@langchain/langgraph-api 2.0.0)`,
       `machine: ${os.cpus().length} × ${cpu}, Node ${process.version}, ${os.platform()} ${os.release()}`,
-      "client: @langchain/langgraph-sdk 2.0.0, one Client per simulated user, retries off, loopback HTTP;",
+      `client: ${describeClient(options.client)} (--client sdk: the official SDK); streams: the SDK;`,
       "        the bench process shares the CPU with the server under test (servers run one at a time).",
       `workload: graphs ${options.graphs.join(", ")}; throughput clients take a fresh thread every ${plan.runsPerThread} runs;`,
       `targets: create+join p50 ≥ ${TARGETS.latencyTimesFaster}× faster than the peer, runs/s ≥ ${TARGETS.throughputTimesPeer}× the peer, ` +
@@ -321,7 +331,9 @@ async function main(): Promise<void> {
     }
 
     const soak =
-      only === "peer" ? skipped("--only peer") : await runSoakPhase(plan, path.join(dataRoot, "soak"));
+      only === "peer"
+        ? skipped("--only peer")
+        : await runSoakPhase(plan, path.join(dataRoot, "soak"), options.client);
 
     const results: BenchResults = {
       plan,

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "@langchain/langgraph-sdk";
+import { type BenchClient, type BenchClients, benchClients, type ClientKind } from "./http-client.js";
 import { closedLoop, type LoopLimits, type PhaseResult } from "./loops.js";
 import type { StreamFigures } from "./results.js";
 import { nowMs, summarize } from "./stats.js";
 import { checkAnswer, type GraphId, runInput } from "./workload.js";
 
 /**
- * One SDK client per simulated user: a shared Client would queue everything behind its default
- * maxConcurrency of 4. Retries are off so that a failed request is counted, not hidden.
+ * An SDK client for the stream phase (one user, SSE parsing by the SDK). Retries are off so that a
+ * failed request is counted, not hidden.
  */
 export function newClient(url: string): Client {
   return new Client({ apiUrl: url, apiKey: null, callerOptions: { maxRetries: 0 } });
@@ -15,44 +16,62 @@ export function newClient(url: string): Client {
 
 /** Create a run on the thread, wait for it, and check it produced the expected answer. */
 export async function createAndJoin(
-  client: Client,
+  client: BenchClient,
   graphId: GraphId,
   threadId: string,
   createThread: boolean,
 ): Promise<void> {
-  const run = await client.runs.create(threadId, graphId, {
-    input: runInput(),
-    ...(createThread ? { ifNotExists: "create" as const } : {}),
-  });
-  checkAnswer(graphId, await client.runs.join(threadId, run.run_id));
+  const runId = await client.createRun(threadId, graphId, createThread);
+  checkAnswer(graphId, await client.join(threadId, runId));
 }
 
 const WARMUP_DEADLINE_MS = 60_000;
+
+/** `clients` users of one client kind through a closed loop, connections released at the end. */
+async function withClients<R>(
+  kind: ClientKind,
+  url: string,
+  users: number,
+  body: (clients: BenchClients) => Promise<R>,
+): Promise<R> {
+  const clients = benchClients(kind, url, users);
+  try {
+    return await body(clients);
+  } finally {
+    await clients.close();
+  }
+}
 
 /**
  * Runs until `count` runs succeeded. Failures are tolerated for a while because the peer answers
  * /ok before its graphs are registered; a server that never manages a run fails the bench here.
  */
-export async function warmUp(url: string, graphId: GraphId, count: number): Promise<void> {
-  const client = newClient(url);
-  const deadline = Date.now() + WARMUP_DEADLINE_MS;
-  let done = 0;
-  let lastError: unknown;
-  while (done < count) {
-    try {
-      const thread = await client.threads.create();
-      await createAndJoin(client, graphId, thread.thread_id, false);
-      done += 1;
-    } catch (error) {
-      lastError = error;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `no successful ${graphId} run within ${WARMUP_DEADLINE_MS / 1000} s: ${String(lastError)}`,
-        );
+export function warmUp(
+  url: string,
+  graphId: GraphId,
+  count: number,
+  kind: ClientKind = "http",
+): Promise<void> {
+  return withClients(kind, url, 1, async (clients) => {
+    const client = clients.forUser(0);
+    const deadline = Date.now() + WARMUP_DEADLINE_MS;
+    let done = 0;
+    let lastError: unknown;
+    while (done < count) {
+      try {
+        await createAndJoin(client, graphId, await client.createThread(), false);
+        done += 1;
+      } catch (error) {
+        lastError = error;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `no successful ${graphId} run within ${WARMUP_DEADLINE_MS / 1000} s: ${String(lastError)}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      await new Promise((resolve) => setTimeout(resolve, 500));
     }
-  }
+  });
 }
 
 /** Sequential create+join, each on a thread made just before (untimed). */
@@ -61,18 +80,21 @@ export function runLatency(
   graphId: GraphId,
   limits: LoopLimits,
   progress: (line: string) => void,
+  kind: ClientKind = "http",
 ): Promise<PhaseResult> {
-  return closedLoop({
-    clients: 1,
-    limits,
-    setup: async () => newClient(url),
-    prepare: async (client) => (await client.threads.create()).thread_id,
-    measure: async (client, threadId) => {
-      if (threadId === undefined) throw new Error("no thread prepared");
-      await createAndJoin(client, graphId, threadId, false);
-    },
-    progress,
-  });
+  return withClients(kind, url, 1, (clients) =>
+    closedLoop({
+      clients: 1,
+      limits,
+      setup: async () => clients.forUser(0),
+      prepare: (client) => client.createThread(),
+      measure: async (client, threadId) => {
+        if (threadId === undefined) throw new Error("no thread prepared");
+        await createAndJoin(client, graphId, threadId, false);
+      },
+      progress,
+    }),
+  );
 }
 
 /**
@@ -138,7 +160,7 @@ export async function runStream(
 }
 
 interface LoopClient {
-  client: Client;
+  client: BenchClient;
   threadId: string;
   runsOnThread: number;
 }
@@ -157,22 +179,25 @@ export function runThroughput(
   runsPerThread: number,
   limits: LoopLimits,
   progress: (line: string) => void,
+  kind: ClientKind = "http",
 ): Promise<PhaseResult> {
-  return closedLoop<LoopClient, undefined>({
-    clients,
-    limits,
-    setup: async () => ({ client: newClient(url), threadId: randomUUID(), runsOnThread: 0 }),
-    measure: async (state) => {
-      if (state.runsOnThread >= runsPerThread) {
-        state.threadId = randomUUID();
-        state.runsOnThread = 0;
-      }
-      const first = state.runsOnThread === 0;
-      state.runsOnThread += 1;
-      await createAndJoin(state.client, graphId, state.threadId, first);
-    },
-    progress,
-  });
+  return withClients(kind, url, clients, (users) =>
+    closedLoop<LoopClient, undefined>({
+      clients,
+      limits,
+      setup: async (index) => ({ client: users.forUser(index), threadId: randomUUID(), runsOnThread: 0 }),
+      measure: async (state) => {
+        if (state.runsOnThread >= runsPerThread) {
+          state.threadId = randomUUID();
+          state.runsOnThread = 0;
+        }
+        const first = state.runsOnThread === 0;
+        state.runsOnThread += 1;
+        await createAndJoin(state.client, graphId, state.threadId, first);
+      },
+      progress,
+    }),
+  );
 }
 
 /** POST /threads from concurrent clients. */
@@ -181,14 +206,17 @@ export function runThreadCreate(
   clients: number,
   limits: LoopLimits,
   progress: (line: string) => void,
+  kind: ClientKind = "http",
 ): Promise<PhaseResult> {
-  return closedLoop({
-    clients,
-    limits,
-    setup: async () => newClient(url),
-    measure: async (client) => {
-      await client.threads.create();
-    },
-    progress,
-  });
+  return withClients(kind, url, clients, (users) =>
+    closedLoop({
+      clients,
+      limits,
+      setup: async (index) => users.forUser(index),
+      measure: async (client) => {
+        await client.createThread();
+      },
+      progress,
+    }),
+  );
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { Client } from "@langchain/langgraph-sdk";
+import { type BenchClient, benchClients, type ClientKind } from "./http-client.js";
 import type { PhaseResult } from "./loops.js";
 import type { SoakPlan } from "./plan.js";
 import type { RssSample } from "./results.js";
-import { createAndJoin, newClient } from "./scenarios.js";
+import { createAndJoin } from "./scenarios.js";
 import type { RunningServer } from "./servers.js";
 import { nowMs, summarize } from "./stats.js";
 
@@ -30,6 +30,7 @@ export async function runSoak(
   plan: SoakPlan,
   runsPerThread: number,
   progress: (line: string) => void,
+  kind: ClientKind = "http",
 ): Promise<SoakRun> {
   const idleRssBytes = server.rssBytes();
   const latencies: number[] = [];
@@ -61,7 +62,7 @@ export async function runSoak(
     );
   };
 
-  const client = async (state: { client: Client; threadId: string; runsOnThread: number }) => {
+  const client = async (state: { client: BenchClient; threadId: string; runsOnThread: number }) => {
     let consecutiveErrors = 0;
     while (issued < plan.runs && nowMs() < deadline) {
       issued += 1;
@@ -88,12 +89,17 @@ export async function runSoak(
     }
   };
 
-  const states = Array.from({ length: plan.clients }, () => ({
-    client: newClient(server.url),
+  const users = benchClients(kind, server.url, plan.clients);
+  const states = Array.from({ length: plan.clients }, (_, index) => ({
+    client: users.forUser(index),
     threadId: randomUUID(),
     runsOnThread: 0,
   }));
-  await Promise.all(states.map(client));
+  try {
+    await Promise.all(states.map(client));
+  } finally {
+    await users.close();
+  }
   // A soak cut short (time box, dead clients) still gets its last reading.
   if (samples.at(-1)?.runs !== finished) sample();
   const seconds = (nowMs() - started) / 1000;

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { type ClientKind, describeClient, parseClientKind } from "./http-client.js";
 import type { LoopLimits, PhaseResult } from "./loops.js";
 import { ensurePeerInstalled, PEER_PROJECT_DIR, preparePeerProject } from "./peer-install.js";
 import { runThreadCreate, runThroughput, warmUp } from "./scenarios.js";
@@ -13,7 +14,7 @@ import { type RunningServer, startBerth, startPeer } from "./servers.js";
 import { type LatencySummary, nowMs, summarize } from "./stats.js";
 import { GRAPH_IDS, type GraphId } from "./workload.js";
 
-const USAGE = `Usage: node --import tsx bench/agent-server/workers.ts [--quick] [--graph echo|agent] [--skip-peer]
+const USAGE = `Usage: node --import tsx bench/agent-server/workers.ts [--quick] [--graph echo|agent] [--skip-peer] [--client http|sdk]
 
 The official server (langgraphjs dev), Berth --workers 1 and Berth --workers 2 side by side:
 runs/s at 16 and 64 clients, server CPU per run, /ok p99 under the 64-client load, thread
@@ -90,11 +91,16 @@ async function probeOk(url: string, stop: Promise<void>): Promise<LatencySummary
   return summarize(samples);
 }
 
-async function measure(server: RunningServer, plan: Plan, graphs: GraphId[]): Promise<ServerResult> {
+async function measure(
+  server: RunningServer,
+  plan: Plan,
+  graphs: GraphId[],
+  client: ClientKind,
+): Promise<ServerResult> {
   const result: ServerResult = { name: server.name, graphs: {}, logLines: [] };
   for (const graphId of graphs) {
     progress(`${server.name} ${graphId}: warm-up, ${plan.warmup} runs`);
-    await warmUp(server.url, graphId, plan.warmup);
+    await warmUp(server.url, graphId, plan.warmup, client);
     const byClients: Partial<Record<(typeof CLIENTS)[number], Load>> = {};
     for (const clients of CLIENTS) {
       const cpu0 = server.cpuMs();
@@ -110,6 +116,7 @@ async function measure(server: RunningServer, plan: Plan, graphs: GraphId[]): Pr
         RUNS_PER_THREAD,
         plan.throughput,
         () => {},
+        client,
       );
       stopProbe();
       const cpu1 = server.cpuMs();
@@ -129,13 +136,19 @@ async function measure(server: RunningServer, plan: Plan, graphs: GraphId[]): Pr
     result.graphs[graphId] = byClients;
   }
   progress(`${server.name}: thread create, ${THREAD_CLIENTS} clients`);
-  result.threads = await runThreadCreate(server.url, THREAD_CLIENTS, plan.threadCreate, () => {});
+  result.threads = await runThreadCreate(server.url, THREAD_CLIENTS, plan.threadCreate, () => {}, client);
   progress(`${server.name}: thread create ${result.threads.perSecond.toFixed(0)}/s`);
   result.logLines = server.logLines();
   return result;
 }
 
-async function withServer(name: string, start: () => Promise<RunningServer>, plan: Plan, graphs: GraphId[]) {
+async function withServer(
+  name: string,
+  start: () => Promise<RunningServer>,
+  plan: Plan,
+  graphs: GraphId[],
+  client: ClientKind,
+) {
   progress(`${name}: starting`);
   let server: RunningServer;
   try {
@@ -144,7 +157,7 @@ async function withServer(name: string, start: () => Promise<RunningServer>, pla
     return { name, graphs: {}, error: String(error).split("\n")[0], logLines: [] } satisfies ServerResult;
   }
   try {
-    return await measure(server, plan, graphs);
+    return await measure(server, plan, graphs, client);
   } catch (error) {
     return { name, graphs: {}, error: String(error).split("\n")[0], logLines: server.logLines() };
   } finally {
@@ -211,6 +224,7 @@ async function main(): Promise<void> {
       quick: { type: "boolean", default: false },
       graph: { type: "string" },
       "skip-peer": { type: "boolean", default: false },
+      client: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -221,11 +235,14 @@ async function main(): Promise<void> {
   const graphs = values.graph ? [values.graph as GraphId] : [...GRAPH_IDS];
   if (!graphs.every((g) => GRAPH_IDS.includes(g))) throw new Error(`--graph takes ${GRAPH_IDS.join(" or ")}`);
   const plan = PLANS[values.quick ? "quick" : "full"];
+  const client = parseClientKind(values.client);
   const dataRoot = fs.mkdtempSync(path.join(os.tmpdir(), "berth-bench-workers-"));
   process.once("SIGINT", () => process.exit(130));
   process.once("SIGTERM", () => process.exit(143));
   const loadBefore = loadAverage();
-  progress(`workers bench (${plan.name}) on ${os.availableParallelism()} cores; load average ${loadBefore}`);
+  progress(
+    `workers bench (${plan.name}) on ${os.availableParallelism()} cores; load average ${loadBefore}; client: ${describeClient(client)}`,
+  );
   try {
     let peer: ServerResult;
     if (values["skip-peer"]) peer = { name: "official", graphs: {}, error: "--skip-peer", logLines: [] };
@@ -233,7 +250,7 @@ async function main(): Promise<void> {
       try {
         await ensurePeerInstalled(progress);
         const config = preparePeerProject();
-        peer = await withServer("official", () => startPeer(config), plan, graphs);
+        peer = await withServer("official", () => startPeer(config), plan, graphs, client);
       } catch (error) {
         peer = { name: "official", graphs: {}, error: String(error).split("\n")[0], logLines: [] };
       } finally {
@@ -246,6 +263,7 @@ async function main(): Promise<void> {
       () => startBerth(path.join(dataRoot, "w1"), { workers: 1 }),
       plan,
       graphs,
+      client,
     );
     one.name = "Berth w1";
     const two = await withServer(
@@ -253,6 +271,7 @@ async function main(): Promise<void> {
       () => startBerth(path.join(dataRoot, "w2"), { workers: 2 }),
       plan,
       graphs,
+      client,
     );
     two.name = "Berth w2";
     process.stdout.write(`${report([peer, one, two], graphs)}\n`);
