@@ -93,6 +93,12 @@ export interface AgentServerConfig {
    * cores): above 1, a primary process supervises that many children sharing the port.
    */
   readonly workers: number;
+  /**
+   * V8's old-generation growing factor as a percentage (BERTH_HEAP_GROWING_PERCENT; V8's
+   * --heap-growing-percent): after a full GC the heap may grow to live × (1 + p/100) before the next
+   * one. 0 leaves V8's own heuristic (up to 4× the live heap). Default 50: see docs/decisions.md.
+   */
+  readonly heapGrowingPercent: number;
   /** Set in a child of the embedded cluster (never parsed from flags): its slot and queue owner id. */
   readonly cluster: ClusterChildRole | null;
 }
@@ -128,6 +134,7 @@ export interface AgentServerConfigInput {
 }
 
 const DEFAULT_PORT = 2024;
+const DEFAULT_HEAP_GROWING_PERCENT = 50;
 
 /** Parses flags and environment into a frozen config; throws a readable Error on bad values. */
 export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServerConfig {
@@ -238,6 +245,12 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
       (name) => env[name]?.trim().toLowerCase() === "true",
     ),
     workers,
+    heapGrowingPercent: integer(
+      "BERTH_HEAP_GROWING_PERCENT",
+      env.BERTH_HEAP_GROWING_PERCENT ?? DEFAULT_HEAP_GROWING_PERCENT,
+      0,
+      1000,
+    ),
     cluster: null,
   });
 }

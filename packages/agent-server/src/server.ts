@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import v8 from "node:v8";
 import { listenWithFallback, waitForDataDirLock } from "@berth-platform/server-kit";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
@@ -58,6 +59,10 @@ export async function startAgentServer(
   options: StartOptions,
 ): Promise<AgentServer> {
   const logger = options.logger ?? pino({ level: config.logLevel });
+  // V8 reads this flag whenever it sets the next full-GC limit, so setting it now takes effect.
+  if (config.heapGrowingPercent > 0) {
+    v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
+  }
   const project = readGraphProject(config.graphConfigPath);
   // Keys Berth does not act on are said out loud rather than silently ignored (issue 10).
   for (const warning of projectWarnings(project, process.versions.node)) logger.warn(warning);
@@ -74,7 +79,7 @@ export async function startAgentServer(
   // The queue is made once the URL is known (runs see it); probes read it when asked.
   let queue: RunQueue | undefined;
   const infrastructure = await openInfrastructure(config, logger, {
-    hasQueueCapacity: () => (queue?.running ?? 0) < config.jobsPerWorker,
+    hasQueueCapacity: () => queue?.hasCapacity() ?? false,
   });
   const { backend, signals, broker } = infrastructure;
   const cleanups: Array<() => Promise<void> | void> = [
@@ -139,6 +144,8 @@ export async function startAgentServer(
       signals,
       broker,
       webhookPolicy,
+      // A run that can start at once is claimed by its own create transaction in this process.
+      reserveSlot: executesRuns ? () => queue?.reserveSlot() : undefined,
     });
     const store = new StoreService(backend.storage.items);
     if (executesRuns) cleanups.unshift(store.startSweeper(config.storeSweepMs, logger));

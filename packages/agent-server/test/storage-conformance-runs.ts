@@ -91,6 +91,38 @@ export function runStoreCases(target: StorageTarget): void {
       assert.equal((await storage.runs.claimNext("w", 10_000, Date.now() + 61_000))?.run.run_id, "later");
     });
 
+    it("claims a run at creation only when it could start at once", async () => {
+      const storage = await open();
+      const create = (runId: string, threadId: string, availableAt = 0) =>
+        storage.runs.create({
+          run: newRun(runId, threadId, availableAt),
+          createThreadIfMissing: true,
+          threadMetadata: {},
+          decide: (active) => decideMultitask("enqueue", active),
+          claimFor: { owner: "w", leaseMs: 10_000, nowMs: Date.now() },
+        });
+      const first = await create("a1", "A");
+      assert.equal(first.run.status, "pending", "the API answers the run as created");
+      assert.equal(first.claim?.run.status, "running");
+      assert.equal(first.claim?.run.attempt, 1);
+      assert.equal((await storage.runs.get("A", "a1"))?.status, "running");
+      // Behind a running run on its thread, and a delayed run: both wait in the queue.
+      const behind = await create("a2", "A");
+      const delayed = await create("b1", "B", Date.now() + 60_000);
+      assert.equal(behind.claim, undefined);
+      assert.equal(delayed.claim, undefined);
+      assert.equal((await storage.runs.get("A", "a2"))?.status, "pending");
+      assert.equal(await storage.runs.claimNext("w", 10_000, Date.now()), undefined, "A is busy, B delayed");
+      // The claim made at creation is fenced like any other: its token ends the run.
+      const token = first.claim?.token ?? "";
+      assert.equal(await storage.runs.renewLease("a1", token, 10_000, Date.now()), true);
+      assert.equal(
+        await storage.runs.complete({ runId: "a1", token, status: "success", error: null, thread: null }),
+        true,
+      );
+      assert.equal((await storage.runs.claimNext("w", 10_000, Date.now()))?.run.run_id, "a2");
+    });
+
     it("ignores a completion or renewal with a stale token", async () => {
       const storage = await open();
       await enqueue(storage, "r", "T");

@@ -15,6 +15,9 @@ export class RunQueue {
   /** The lease owner of this process's claims. */
   readonly owner: string;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Slots held for runs being created here that may be claimed at creation (reserveSlot). */
+  private reserved = 0;
+  private started = false;
   private pumping = false;
   private pumpAgain = false;
   private stopping = false;
@@ -55,6 +58,7 @@ export class RunQueue {
       logger.warn(report, "recovered runs left running by a previous process");
     }
     if (report.failed.length) this.deps.onRunsFailed?.(report.failed);
+    this.started = true;
     this.unsubscribe = this.deps.signals.onDoorbell(() => this.wake());
     this.timers.push(setInterval(() => this.wake(), SAFETY_POLL_MS));
     this.timers.push(setInterval(() => void this.reap(), config.reaperIntervalMs));
@@ -64,6 +68,41 @@ export class RunQueue {
   /** Runs currently executing in this process. */
   get running(): number {
     return this.active.size;
+  }
+
+  /** Whether this process would take another run now (executing plus reserved below the limit). */
+  hasCapacity(): boolean {
+    return (
+      this.started && !this.stopping && this.active.size + this.reserved < this.deps.config.jobsPerWorker
+    );
+  }
+
+  /**
+   * Holds a slot for a run about to be created in this process, so the create can insert it already
+   * claimed (one transaction instead of create, doorbell, claim). Undefined when the queue is full,
+   * not started (api role, hand-over) or stopping. The caller must `launch` or `cancel` it.
+   */
+  reserveSlot(): SlotReservation | undefined {
+    if (!this.hasCapacity()) return undefined;
+    this.reserved += 1;
+    let open = true;
+    const close = () => {
+      if (!open) return false;
+      open = false;
+      this.reserved -= 1;
+      return true;
+    };
+    return {
+      owner: this.owner,
+      leaseMs: this.deps.config.leaseMs,
+      launch: (claim) => {
+        if (close()) this.launch(claim);
+      },
+      cancel: () => {
+        // The run went to the queue instead: this slot may take it (or another) now.
+        if (close()) this.wake();
+      },
+    };
   }
 
   /** Schedules a dispatch pass; concurrent calls coalesce. */
@@ -87,7 +126,7 @@ export class RunQueue {
     const { runs, config, logger } = this.deps;
     try {
       let drained = false;
-      while (!this.stopping && this.active.size < config.jobsPerWorker) {
+      while (!this.stopping && this.active.size + this.reserved < config.jobsPerWorker) {
         const claim = await runs.claimNext(this.owner, config.leaseMs, Date.now());
         if (!claim) {
           drained = true;
@@ -176,6 +215,17 @@ export class RunQueue {
       );
     }
   }
+}
+
+/** A slot held by `RunQueue.reserveSlot` for a run claimed in its own create transaction. */
+export interface SlotReservation {
+  /** The lease owner and lease length the create writes into the claimed row. */
+  owner: string;
+  leaseMs: number;
+  /** Executes the run the create claimed, in this slot. */
+  launch(claim: ClaimedRun): void;
+  /** Gives the slot back: the run was not claimed at creation (it waits in the queue) or failed. */
+  cancel(): void;
 }
 
 /** How long aborted runs get to stop before they are handed back regardless. */

@@ -10,8 +10,9 @@ import { buildRunRecord, type RunCaller, threadConfigAfterRun } from "../domain/
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { decideMultitask } from "../queue/multitask.js";
+import type { SlotReservation } from "../queue/pool.js";
 import type { RunOutcome, RunSignals } from "../queue/types.js";
-import type { RunRecord, RunStore, ThreadStore } from "../storage/types.js";
+import type { CreateRunResult, RunRecord, RunStore, ThreadStore } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
 import type { AddressPolicy } from "../webhooks/address-policy.js";
 import type { AssistantService } from "./assistants.js";
@@ -40,6 +41,8 @@ export class RunService {
       signals: RunSignals;
       broker: StreamBroker;
       webhookPolicy: AddressPolicy;
+      /** A slot of this process's run queue, when it executes runs and has room (RunQueue.reserveSlot). */
+      reserveSlot?: (() => SlotReservation | undefined) | undefined;
     },
   ) {}
 
@@ -106,13 +109,21 @@ export class RunService {
       nowMs: Date.now(),
     });
     const strategy = run.multitask_strategy;
-    const result = await runs.create({
-      run,
-      createThreadIfMissing: options.createThread,
-      threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-      threadConfig: threadConfigAfterRun(assistant, thread?.config ?? {}, body.config),
-      decide: (active) => decideMultitask(strategy, active),
-    });
+    const slot = this.deps.reserveSlot?.();
+    let result: CreateRunResult;
+    try {
+      result = await runs.create({
+        run,
+        createThreadIfMissing: options.createThread,
+        threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+        threadConfig: threadConfigAfterRun(assistant, thread?.config ?? {}, body.config),
+        decide: (active) => decideMultitask(strategy, active),
+        ...(slot ? { claimFor: { owner: slot.owner, leaseMs: slot.leaseMs, nowMs: Date.now() } } : {}),
+      });
+    } catch (error) {
+      slot?.cancel();
+      throw error;
+    }
     for (const displaced of result.displaced) {
       if (displaced.status === "running") signals.cancel(displaced.run_id);
       else this.ended(displaced.run_id, displaced.action === "rollback" ? "deleted" : "interrupted");
@@ -121,7 +132,12 @@ export class RunService {
     hooks.onCreated?.(result.run);
     // The first event goes out on acceptance, whichever worker picks the run up and whenever.
     broker.publish(result.run.run_id, "metadata", { run_id: result.run.run_id, attempt: 1 });
-    signals.ringDoorbell();
+    if (result.claim && slot) {
+      slot.launch(result.claim);
+    } else {
+      slot?.cancel();
+      signals.ringDoorbell();
+    }
     return result.run;
   }
 

@@ -51,12 +51,20 @@ export interface CreateRunRequest {
   threadConfig?: JsonObject;
   /** The multitask policy, asked inside the same transaction that inserts the run. */
   decide: (active: ActiveRun[]) => MultitaskDecision;
+  /**
+   * Insert the run already claimed by this owner when it can start at once (its thread has no
+   * pending or running run, and it is not delayed): the creating process has a free slot.
+   */
+  claimFor?: { owner: string; leaseMs: number; nowMs: number };
 }
 
 /** The inserted run and the active runs it displaced. */
 export interface CreateRunResult {
+  /** The run as created (`pending`: what the API answers, as the official servers do). */
   run: RunRecord;
   displaced: Displacement[];
+  /** Set when `claimFor` was honoured: the run is `running` under this claim's token. */
+  claim?: ClaimedRun;
 }
 
 /** How a run ended, with what the thread should now show. */

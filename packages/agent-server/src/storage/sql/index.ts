@@ -3,7 +3,7 @@ import type { Storage } from "../types.js";
 import { SqlAssistantStore } from "./assistants.js";
 import { SqlCronStore } from "./crons.js";
 import type { SqlDialect } from "./dialect.js";
-import { SqlRunStore } from "./runs.js";
+import { SqlRunStore, type SqlRunStoreOptions } from "./runs.js";
 import type { AgentServerDb } from "./schema.js";
 import { SqlItemStore } from "./store.js";
 import { SqlThreadStore } from "./threads.js";
@@ -16,10 +16,11 @@ export function sqlStorage(
   db: Kysely<AgentServerDb>,
   dialect: SqlDialect,
   close: () => Promise<void>,
+  options: { runs?: SqlRunStoreOptions } = {},
 ): Storage {
   return {
     threads: new SqlThreadStore(db, dialect),
-    runs: new SqlRunStore(db, dialect),
+    runs: new SqlRunStore(db, dialect, options.runs),
     assistants: new SqlAssistantStore(db, dialect),
     items: new SqlItemStore(db),
     crons: new SqlCronStore(db, dialect),

@@ -21,6 +21,15 @@ import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 import { threadToRow } from "./threads.js";
 
+export interface SqlRunStoreOptions {
+  /**
+   * Look for a claimable run outside a transaction before claiming one: for SQLite files shared by
+   * processes, whose transactions take the write lock at BEGIN (an empty claim would queue behind
+   * every writer of the other processes).
+   */
+  probeBeforeClaim?: boolean;
+}
+
 /** How many times a claim is retried when another process won the same thread meanwhile. */
 const CLAIM_ATTEMPTS = 3;
 
@@ -35,11 +44,24 @@ export class SqlRunStore implements RunStore {
   constructor(
     private readonly db: Kysely<AgentServerDb>,
     private readonly dialect: SqlDialect,
+    private readonly options: SqlRunStoreOptions = {},
   ) {
     this.q = runStatements(dialect);
   }
 
   async create(request: CreateRunRequest): Promise<CreateRunResult> {
+    try {
+      return await this.insertRun(request);
+    } catch (error) {
+      // A claim at creation lost a race with another process's claim on the thread (the
+      // one-running-run-per-thread index): the run goes to the queue like any other.
+      if (!request.claimFor || !this.dialect.isUniqueViolation(error)) throw error;
+      const { claimFor: _, ...unclaimed } = request;
+      return this.insertRun(unclaimed);
+    }
+  }
+
+  private async insertRun(request: CreateRunRequest): Promise<CreateRunResult> {
     const { run } = request;
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
@@ -98,6 +120,11 @@ export class SqlRunStore implements RunStore {
         error: null,
         updated_at: run.created_at,
       };
+      const { claimFor } = request;
+      const claim =
+        claimFor && active.length === 0 && run.available_at <= claimFor.nowMs
+          ? { ...claimFor, token: randomUUID() }
+          : undefined;
       await trx
         .insertInto("runs")
         .values({
@@ -106,15 +133,15 @@ export class SqlRunStore implements RunStore {
           assistant_id: record.assistant_id,
           created_at: record.created_at,
           updated_at: record.updated_at,
-          status: record.status,
+          status: claim ? "running" : record.status,
           metadata: JSON.stringify(record.metadata),
           kwargs: JSON.stringify(record.kwargs),
           multitask_strategy: record.multitask_strategy,
-          attempt: 0,
+          attempt: claim ? 1 : 0,
           available_at: record.available_at,
-          lease_owner: null,
-          lease_token: null,
-          lease_expires_at: null,
+          lease_owner: claim?.owner ?? null,
+          lease_token: claim?.token ?? null,
+          lease_expires_at: claim ? claim.nowMs + claim.leaseMs : null,
           cancel_action: null,
           error: null,
         })
@@ -131,7 +158,13 @@ export class SqlRunStore implements RunStore {
         })
         .where("thread_id", "=", run.thread_id)
         .execute();
-      return { run: record, displaced: decision.displace };
+      return {
+        run: record,
+        displaced: decision.displace,
+        ...(claim
+          ? { claim: { run: { ...record, status: "running" as const, attempt: 1 }, token: claim.token } }
+          : {}),
+      };
     });
   }
 
@@ -162,6 +195,9 @@ export class SqlRunStore implements RunStore {
   }
 
   private async tryClaim(owner: string, leaseMs: number, nowMs: number): Promise<ClaimedRun | undefined> {
+    // Nothing to claim is the common answer once runs are claimed at creation; on a SQLite file
+    // other processes write, finding that out inside BEGIN IMMEDIATE would take the write lock.
+    if (this.options.probeBeforeClaim && !(await this.q.claimable.first(this.db, nowMs))) return undefined;
     return this.db.transaction().execute(async (trx) => {
       const row = await this.q.claimable.first(trx, nowMs);
       if (!row) return undefined;

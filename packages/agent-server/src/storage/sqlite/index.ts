@@ -32,11 +32,16 @@ export async function openSqliteBackend(
     const checkpoints = openSqliteCheckpointer(path.join(dataDir, "checkpoints.sqlite"), {
       shared: concurrent,
     });
-    const storage = sqlStorage(db, sqliteDialect, async () => {
-      await db.destroy();
-      checkpoints.close();
-      lock.release();
-    });
+    const storage = sqlStorage(
+      db,
+      sqliteDialect,
+      async () => {
+        await db.destroy();
+        checkpoints.close();
+        lock.release();
+      },
+      { runs: { probeBeforeClaim: concurrent } },
+    );
     return { storage, checkpointer: checkpoints.saver, checkpoints: checkpoints.admin, shared };
   } catch (error) {
     lock.release();
