@@ -224,7 +224,7 @@ export async function startAgentServer(
       signals,
       config,
       logger,
-      execute: (claim, controller) => processRun(claim, workerDeps, controller),
+      execute: (claim, controller, next) => processRun(claim, workerDeps, controller, next),
       onRunsFailed: (runIds) => {
         for (const runId of runIds) {
           broker.end(runId);

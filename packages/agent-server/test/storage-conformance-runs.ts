@@ -123,6 +123,43 @@ export function runStoreCases(target: StorageTarget): void {
       assert.equal((await storage.runs.claimNext("w", 10_000, Date.now()))?.run.run_id, "a2");
     });
 
+    it("a run's end can claim the next waiting run in the same transaction (SQLite)", async () => {
+      const storage = await open();
+      for (const [run, thread] of [
+        ["a1", "A"],
+        ["a2", "A"],
+        ["b1", "B"],
+      ] as const) {
+        await enqueue(storage, run, thread);
+      }
+      const first = await storage.runs.claimNext("w", 10_000, Date.now());
+      const second = await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.deepEqual([first?.run.run_id, second?.run.run_id], ["a1", "b1"]);
+      const claimFor = { owner: "w", leaseMs: 10_000, nowMs: Date.now() };
+      const ended = {
+        runId: "a1",
+        token: first?.token ?? "",
+        status: "success" as const,
+        error: null,
+        thread: null,
+      };
+      const stale = await storage.runs.completeAndClaim({ ...ended, token: "not-the-token" }, claimFor);
+      assert.deepEqual(stale, { applied: false, next: undefined }, "a stale token claims nothing either");
+      const result = await storage.runs.completeAndClaim(ended, claimFor);
+      assert.equal(result.applied, true);
+      assert.equal((await storage.runs.get("A", "a1"))?.status, "success");
+      if (target.name === "sqlite") {
+        // A's next run, in thread order, now that A's running run ended.
+        assert.equal(result.next?.run.run_id, "a2");
+        assert.equal(result.next?.run.attempt, 1);
+        assert.equal((await storage.runs.get("A", "a2"))?.status, "running");
+      } else {
+        assert.equal(result.next, undefined, "with row locks the queue claims on its own");
+        assert.equal((await storage.runs.claimNext("w", 10_000, Date.now()))?.run.run_id, "a2");
+      }
+      assert.equal(await storage.runs.claimNext("w", 10_000, Date.now()), undefined);
+    });
+
     it("ignores a completion or renewal with a stale token", async () => {
       const storage = await open();
       await enqueue(storage, "r", "T");

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { AgentServerConfig } from "../config.js";
-import type { ClaimedRun, RunStore } from "../storage/types.js";
+import type { ClaimedRun, ClaimFor, RunStore } from "../storage/types.js";
 import type { RunSignals } from "./types.js";
 
 /** How often the queue looks for work even without a doorbell (lost signals only delay runs). */
@@ -33,7 +33,7 @@ export class RunQueue {
       signals: RunSignals;
       config: AgentServerConfig;
       logger: Logger;
-      execute: (claim: ClaimedRun, controller: AbortController) => Promise<void>;
+      execute: (claim: ClaimedRun, controller: AbortController, next: NextRunHandoff) => Promise<void>;
       /** Runs recovery failed for good (attempts spent): their streams and waiters must hear it. */
       onRunsFailed?: (runIds: string[]) => void;
     },
@@ -69,6 +69,18 @@ export class RunQueue {
   get running(): number {
     return this.active.size;
   }
+
+  /**
+   * How a run's end hands its slot straight to the next run (RunStore.completeAndClaim): only while
+   * every slot is busy, when runs are likely waiting; otherwise the wake-up after the run claims.
+   */
+  private readonly handoff: NextRunHandoff = {
+    claimFor: () =>
+      this.stopping || this.active.size + this.reserved < this.deps.config.jobsPerWorker
+        ? undefined
+        : { owner: this.owner, leaseMs: this.deps.config.leaseMs, nowMs: Date.now() },
+    launch: (claim) => this.launch(claim),
+  };
 
   /** Whether this process would take another run now (executing plus reserved below the limit). */
   hasCapacity(): boolean {
@@ -147,7 +159,7 @@ export class RunQueue {
     // A claim that was in flight when the drain began: not executed, handed back with the rest.
     if (this.stopping) controller.abort("shutdown");
     const done = this.deps
-      .execute(claim, controller)
+      .execute(claim, controller, this.handoff)
       .catch((error: unknown) =>
         this.deps.logger.error({ err: error, run_id: claim.run.run_id }, "worker crashed"),
       )
@@ -215,6 +227,14 @@ export class RunQueue {
       );
     }
   }
+}
+
+/** Given to each executing run: the queue's terms for claiming the next run as this one ends. */
+export interface NextRunHandoff {
+  /** Who claims, when the queue wants the ending run's slot refilled at once; else undefined. */
+  claimFor(): ClaimFor | undefined;
+  /** Executes a run claimed that way, in the slot the ending run leaves. */
+  launch(claim: ClaimedRun): void;
 }
 
 /** A slot held by `RunQueue.reserveSlot` for a run claimed in its own create transaction. */

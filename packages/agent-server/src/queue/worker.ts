@@ -14,6 +14,7 @@ import { toRunWire } from "../services/run-wire.js";
 import type { CheckpointAdmin, ClaimedRun, RunCompletion, RunStore, ThreadStore } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
 import type { WebhookSender } from "../webhooks/sender.js";
+import type { NextRunHandoff } from "./pool.js";
 import type { RunOutcome, RunSignals } from "./types.js";
 
 /** Why a run's execution was stopped before the graph finished. */
@@ -42,6 +43,7 @@ export async function processRun(
   claim: ClaimedRun,
   deps: WorkerDeps,
   controller: AbortController,
+  next?: NextRunHandoff,
 ): Promise<void> {
   const { run, token } = claim;
   const { runs, signals, config, logger } = deps;
@@ -135,7 +137,7 @@ export async function processRun(
       }
     }
     if (completion.error) deps.broker.publish(run.run_id, "error", completion.error);
-    const applied = await completeWithRetry(runs, { runId: run.run_id, token, ...completion }, log);
+    const applied = await completeWithRetry(runs, { runId: run.run_id, token, ...completion }, log, next);
     if (applied) {
       ended = {
         status: completion.deleteRun ? "deleted" : completion.status,
@@ -179,11 +181,21 @@ const COMPLETE_RETRY_MS = 5 * 60_000;
  * this worker's meanwhile, and would otherwise be left `running` with nobody to reap it when this
  * is the only worker. False when the token is stale (another attempt took over) or time ran out.
  */
-async function completeWithRetry(runs: RunStore, completion: RunCompletion, log: Logger): Promise<boolean> {
+async function completeWithRetry(
+  runs: RunStore,
+  completion: RunCompletion,
+  log: Logger,
+  next?: NextRunHandoff,
+): Promise<boolean> {
   const started = Date.now();
   for (let wait = 200; ; wait = Math.min(wait * 2, 5_000)) {
     try {
-      return await runs.complete(completion);
+      const claimFor = next?.claimFor();
+      if (!next || !claimFor) return await runs.complete(completion);
+      // A busy queue: the run's end claims the next waiting run in the same transaction.
+      const result = await runs.completeAndClaim(completion, claimFor);
+      if (result.next) next.launch(result.next);
+      return result.applied;
     } catch (error) {
       if (Date.now() - started > COMPLETE_RETRY_MS) {
         log.error({ err: error }, "could not record the run's end; its lease will expire");

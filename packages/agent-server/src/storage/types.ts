@@ -55,7 +55,14 @@ export interface CreateRunRequest {
    * Insert the run already claimed by this owner when it can start at once (its thread has no
    * pending or running run, and it is not delayed): the creating process has a free slot.
    */
-  claimFor?: { owner: string; leaseMs: number; nowMs: number };
+  claimFor?: ClaimFor;
+}
+
+/** Who claims a run outside claimNext (at creation, or as another run ends), and when. */
+export interface ClaimFor {
+  owner: string;
+  leaseMs: number;
+  nowMs: number;
 }
 
 /** The inserted run and the active runs it displaced. */
@@ -144,6 +151,15 @@ export interface RunStore {
   renewLease(runId: string, token: string, leaseMs: number, nowMs: number): Promise<boolean>;
   /** Records the end of a run and recomputes its thread's status; false when the token is stale. */
   complete(completion: RunCompletion): Promise<boolean>;
+  /**
+   * `complete`, then claims the next runnable run for `claimFor` in the same transaction where
+   * the store can do so without racing another claimer (SQLite, whose write transactions are
+   * serialised); elsewhere `next` is always undefined and the queue claims as usual.
+   */
+  completeAndClaim(
+    completion: RunCompletion,
+    claimFor: ClaimFor,
+  ): Promise<{ applied: boolean; next: ClaimedRun | undefined }>;
   /**
    * Cancels runs of a thread: pending ones end now (`interrupted`, or deleted for rollback), running
    * ones get the action recorded for their worker. Terminal runs are left alone. Returns what was done.

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { RunStatus } from "@berth-platform/schemas";
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { newThread } from "../../domain/thread-record.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { BUSY_THREAD_MESSAGE } from "../../queue/multitask.js";
 import type {
   CancelResult,
   ClaimedRun,
+  ClaimFor,
   CreateRunRequest,
   CreateRunResult,
   RecoveryReport,
@@ -198,26 +199,33 @@ export class SqlRunStore implements RunStore {
     // Nothing to claim is the common answer once runs are claimed at creation; on a SQLite file
     // other processes write, finding that out inside BEGIN IMMEDIATE would take the write lock.
     if (this.options.probeBeforeClaim && !(await this.q.claimable.first(this.db, nowMs))) return undefined;
-    return this.db.transaction().execute(async (trx) => {
-      const row = await this.q.claimable.first(trx, nowMs);
-      if (!row) return undefined;
-      const token = randomUUID();
-      const now = new Date(nowMs).toISOString();
-      const updated = await this.q.claim.changes(
-        trx,
-        row.run_id,
-        row.attempt + 1,
-        owner,
-        token,
-        nowMs + leaseMs,
-        now,
-      );
-      if (updated !== 1) return undefined;
-      return {
-        run: { ...fromRow(row), status: "running", attempt: row.attempt + 1, updated_at: now },
-        token,
-      };
-    });
+    return this.db.transaction().execute((trx) => this.claimIn(trx, { owner, leaseMs, nowMs }));
+  }
+
+  /** Claims the oldest runnable run inside `trx`. */
+  private async claimIn(
+    trx: Transaction<AgentServerDb>,
+    claimFor: ClaimFor,
+  ): Promise<ClaimedRun | undefined> {
+    const { owner, leaseMs, nowMs } = claimFor;
+    const row = await this.q.claimable.first(trx, nowMs);
+    if (!row) return undefined;
+    const token = randomUUID();
+    const now = new Date(nowMs).toISOString();
+    const updated = await this.q.claim.changes(
+      trx,
+      row.run_id,
+      row.attempt + 1,
+      owner,
+      token,
+      nowMs + leaseMs,
+      now,
+    );
+    if (updated !== 1) return undefined;
+    return {
+      run: { ...fromRow(row), status: "running", attempt: row.attempt + 1, updated_at: now },
+      token,
+    };
   }
 
   async countPending(): Promise<number> {
@@ -239,10 +247,27 @@ export class SqlRunStore implements RunStore {
   }
 
   async complete(completion: RunCompletion): Promise<boolean> {
+    return (await this.finishRun(completion, undefined)).applied;
+  }
+
+  completeAndClaim(
+    completion: RunCompletion,
+    claimFor: ClaimFor,
+  ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
+    // With row locks (PostgreSQL) another process may claim the same thread meanwhile; a unique
+    // violation there would abort the completion with it, so the queue claims on its own.
+    return this.finishRun(completion, this.dialect.rowLocks ? undefined : claimFor);
+  }
+
+  private async finishRun(
+    completion: RunCompletion,
+    claimFor: ClaimFor | undefined,
+  ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
+    const notApplied = { applied: false, next: undefined };
     const owned = await this.q.owned.first(this.db, completion.runId, completion.token);
-    if (!owned) return false;
+    if (!owned) return notApplied;
     return this.db.transaction().execute(async (trx) => {
-      if (!(await this.q.threadExists.first(trx, owned.thread_id))) return false;
+      if (!(await this.q.threadExists.first(trx, owned.thread_id))) return notApplied;
       const now = new Date().toISOString();
       // Fenced: only the attempt holding the token may end the run.
       const fence = { runId: completion.runId, token: completion.token };
@@ -265,12 +290,12 @@ export class SqlRunStore implements RunStore {
           now,
         );
       }
-      if (Number(changed) !== 1) return false;
+      if (Number(changed) !== 1) return notApplied;
       await refreshThread(trx, owned.thread_id, now, {
         runErrored: completion.status === "error" || completion.status === "timeout",
         thread: completion.thread,
       });
-      return true;
+      return { applied: true, next: claimFor ? await this.claimIn(trx, claimFor) : undefined };
     });
   }
 
