@@ -37,18 +37,18 @@ export function threadToRow(thread: Thread): ThreadsTable {
   };
 }
 
-/** A thread row's columns in insert order (the prepared insert's arguments). */
-type ThreadRowValues = [
-  thread_id: string,
-  created_at: string,
-  updated_at: string,
-  state_updated_at: string,
-  metadata: string,
-  status: string,
-  config: string,
-  values: string | null,
-  interrupts: string,
-];
+/** A thread row's columns in the prepared insert's argument order. */
+const THREAD_COLUMNS = [
+  "thread_id",
+  "created_at",
+  "updated_at",
+  "state_updated_at",
+  "metadata",
+  "status",
+  "config",
+  "values",
+  "interrupts",
+] as const satisfies ReadonlyArray<keyof ThreadsTable>;
 
 /** The thread store on either dialect. */
 export class SqlThreadStore implements ThreadStore {
@@ -58,33 +58,14 @@ export class SqlThreadStore implements ThreadStore {
   );
 
   /** `POST /threads` is the cheapest hot request: building this insert per call was ~4 % of it. */
-  private readonly insertThread = new PreparedStatement((db, ...row: ThreadRowValues) => {
-    const [
-      thread_id,
-      created_at,
-      updated_at,
-      state_updated_at,
-      metadata,
-      status,
-      config,
-      values,
-      interrupts,
-    ] = row;
-    return db
+  private readonly insertThread = new PreparedStatement((db, ...row: Array<string | null>) =>
+    db
       .insertInto("threads")
-      .values({
-        thread_id,
-        created_at,
-        updated_at,
-        state_updated_at,
-        metadata,
-        status,
-        config,
-        values,
-        interrupts,
-      })
-      .onConflict((oc) => oc.column("thread_id").doNothing());
-  });
+      .values(
+        Object.fromEntries(THREAD_COLUMNS.map((column, i) => [column, row[i]])) as unknown as ThreadsTable,
+      )
+      .onConflict((oc) => oc.column("thread_id").doNothing()),
+  );
 
   constructor(
     private readonly db: Kysely<AgentServerDb>,
@@ -94,18 +75,7 @@ export class SqlThreadStore implements ThreadStore {
   async create(thread: Thread, ifExists: "raise" | "do_nothing"): Promise<Thread> {
     // One statement, so two processes creating one id at once cannot both succeed.
     const row = threadToRow(thread);
-    const inserted = await this.insertThread.changes(
-      this.db,
-      row.thread_id,
-      row.created_at,
-      row.updated_at,
-      row.state_updated_at,
-      row.metadata,
-      row.status,
-      row.config,
-      row.values,
-      row.interrupts,
-    );
+    const inserted = await this.insertThread.changes(this.db, ...THREAD_COLUMNS.map((column) => row[column]));
     if (inserted > 0) return thread;
     const existing = await this.get(thread.thread_id);
     if (ifExists === "do_nothing" && existing) return existing;
