@@ -8,7 +8,8 @@ import type { StreamBroker } from "../stream/types.js";
 import { interruptsByTask } from "./state.js";
 import { nativeModes, StreamEventMapper } from "./stream-modes.js";
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** One macrotask turn: pending I/O callbacks, timers and stream deliveries run before the caller goes on. */
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Server facts added to every run's metadata (reference §2.8). */
 export interface RunEnvironment {

@@ -6,6 +6,7 @@ import {
   type RunEnvironment,
   runnableConfigFor,
   type ThreadAfterRun,
+  yieldToEventLoop,
 } from "../execution/run-graph.js";
 import { interruptsByTask } from "../execution/state.js";
 import type { GraphRegistry } from "../graphs/registry.js";
@@ -73,6 +74,11 @@ export async function processRun(
   if (run.attempt > 1)
     deps.broker.publish(run.run_id, "metadata", { run_id: run.run_id, attempt: run.attempt });
   try {
+    // The graph's first step runs in promise callbacks alone (storage answers synchronously), so
+    // without a turn of the event loop first the response of the request that created this run
+    // in this process (a stream's headers and `metadata` event, a create's JSON) would only be
+    // written once that step yields: first-event latency would include the step.
+    await yieldToEventLoop();
     // A displacement may have been recorded between the claim and the subscription above.
     if (await runs.cancelAction(run.run_id)) stop("cancel");
     const runConfig = runnableConfigFor(run, deps.env);
