@@ -3,6 +3,7 @@
 import { after, test } from "node:test";
 import { openPostgresBackend } from "../src/storage/postgres/index.js";
 import { dropSchemas, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
+import { claimCases } from "./storage-conformance-claims.js";
 import { itemAndCronCases } from "./storage-conformance-items.js";
 import { runStoreCases, sharedRunStoreCases } from "./storage-conformance-runs.js";
 import { threadAndAssistantCases } from "./storage-conformance-threads.js";
@@ -25,6 +26,7 @@ if (url === undefined) {
     open: (schema) => openPostgresBackend(url, { schema, poolSize: 5 }),
   };
   runStoreCases(postgres);
+  claimCases(postgres);
   sharedRunStoreCases(postgres);
   itemAndCronCases(postgres);
   threadAndAssistantCases(postgres);

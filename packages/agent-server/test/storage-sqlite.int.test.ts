@@ -4,6 +4,7 @@ import fs from "node:fs";
 import { after, describe, it } from "node:test";
 import { makeTempDir } from "@berth-platform/testkit";
 import { openSqliteBackend } from "../src/storage/sqlite/index.js";
+import { claimCases } from "./storage-conformance-claims.js";
 import { itemAndCronCases } from "./storage-conformance-items.js";
 import { runStoreCases } from "./storage-conformance-runs.js";
 import { threadAndAssistantCases } from "./storage-conformance-threads.js";
@@ -22,6 +23,7 @@ const sqlite: StorageTarget = {
 };
 
 runStoreCases(sqlite);
+claimCases(sqlite);
 itemAndCronCases(sqlite);
 threadAndAssistantCases(sqlite);
 

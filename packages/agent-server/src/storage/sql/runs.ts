@@ -17,6 +17,7 @@ import type {
 } from "../types.js";
 import { forUpdate, type SqlDialect } from "./dialect.js";
 import { parseJson } from "./json-match.js";
+import { type RecoverOptions, recoverRuns, releaseRuns } from "./run-recovery.js";
 import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
 import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
@@ -364,85 +365,11 @@ export class SqlRunStore implements RunStore {
     return action === "interrupt" || action === "rollback" ? action : undefined;
   }
 
-  async release(owner: string): Promise<string[]> {
-    const rows = await this.db
-      .updateTable("runs")
-      .set((eb) => ({
-        status: "pending",
-        attempt: eb("attempt", "-", 1),
-        lease_owner: null,
-        lease_token: null,
-        lease_expires_at: null,
-        updated_at: new Date().toISOString(),
-      }))
-      .where("lease_owner", "=", owner)
-      .where("status", "=", "running")
-      .returning("run_id")
-      .execute();
-    return rows.map((r) => r.run_id);
+  release(owner: string): Promise<string[]> {
+    return releaseRuns(this.db, owner);
   }
 
-  async recover(options: {
-    liveOwner: string;
-    nowMs: number;
-    maxAttempts: number;
-    allForeign: boolean;
-    deadOwner?: string | undefined;
-  }): Promise<RecoveryReport> {
-    let query = this.db
-      .selectFrom("runs")
-      .select(["run_id", "thread_id", "attempt", "lease_token"])
-      .where("status", "=", "running")
-      .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_owner", "!=", options.liveOwner)]));
-    if (options.deadOwner !== undefined) query = query.where("lease_owner", "=", options.deadOwner);
-    if (!options.allForeign) query = query.where("lease_expires_at", "<", options.nowMs);
-    const stale = await query.execute();
-    const report: RecoveryReport = { requeued: [], failed: [] };
-    const now = new Date(options.nowMs).toISOString();
-    for (const run of stale) {
-      // One transaction per run, fenced on the lease seen above: of two reapers (or a reaper and
-      // a late heartbeat) only one acts, and a renewed lease is left alone.
-      const outcome = await this.db.transaction().execute(async (trx) => {
-        await lockThread(trx, run.thread_id, this.dialect);
-        const exhausted = run.attempt >= options.maxAttempts;
-        const error = {
-          error: "RunAttemptsExhausted",
-          message: `Run failed after ${run.attempt} attempts: the server running it stopped before it finished.`,
-        };
-        let update = trx
-          .updateTable("runs")
-          .set(
-            exhausted
-              ? {
-                  status: "error",
-                  error: JSON.stringify(error),
-                  lease_owner: null,
-                  lease_token: null,
-                  lease_expires_at: null,
-                  updated_at: now,
-                }
-              : {
-                  status: "pending",
-                  lease_owner: null,
-                  lease_token: null,
-                  lease_expires_at: null,
-                  updated_at: now,
-                },
-          )
-          .where("run_id", "=", run.run_id)
-          .where("status", "=", "running");
-        update =
-          run.lease_token === null
-            ? update.where("lease_token", "is", null)
-            : update.where("lease_token", "=", run.lease_token);
-        if (!options.allForeign) update = update.where("lease_expires_at", "<", options.nowMs);
-        const result = await update.executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== 1) return "skipped" as const;
-        if (exhausted) await refreshThread(trx, run.thread_id, now, { runErrored: true, thread: null });
-        return exhausted ? ("failed" as const) : ("requeued" as const);
-      });
-      if (outcome !== "skipped") report[outcome].push(run.run_id);
-    }
-    return report;
+  recover(options: RecoverOptions): Promise<RecoveryReport> {
+    return recoverRuns(this.db, this.dialect, options);
   }
 }
