@@ -110,10 +110,8 @@ export class RunQueue {
       launch: (claim) => {
         if (close()) this.launch(claim);
       },
-      cancel: () => {
-        // The run went to the queue instead: this slot may take it (or another) now.
-        if (close()) this.wake();
-      },
+      // The run went to the queue instead, and its doorbell wakes this queue (or the create failed).
+      cancel: () => void close(),
     };
   }
 
