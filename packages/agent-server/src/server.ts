@@ -8,6 +8,7 @@ import { register as registerTsx } from "tsx/esm/api";
 import { buildApp } from "./app.js";
 import { loadCustomAuth } from "./auth/load.js";
 import type { AgentServerConfig } from "./config.js";
+import { EventLoopTurns } from "./execution/event-loop-turns.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import { GraphSchemaReader } from "./graphs/schemas.js";
@@ -217,6 +218,7 @@ export async function startAgentServer(
       logger,
       webhooks,
       metrics,
+      turns: new EventLoopTurns(),
     };
     queue = new RunQueue({
       owner: config.cluster?.owner,

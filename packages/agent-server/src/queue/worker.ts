@@ -1,14 +1,13 @@
 import type { Logger } from "pino";
 import type { AgentServerConfig } from "../config.js";
-import { toWire } from "../domain/serialize.js";
+import type { EventLoopTurns } from "../execution/event-loop-turns.js";
 import {
   executeRun,
   type RunEnvironment,
   runnableConfigFor,
   type ThreadAfterRun,
-  yieldToEventLoop,
+  threadAfterRun,
 } from "../execution/run-graph.js";
-import { interruptsByTask } from "../execution/state.js";
 import type { GraphRegistry } from "../graphs/registry.js";
 import type { AgentServerMetrics } from "../metrics/registry.js";
 import { toRunWire } from "../services/run-wire.js";
@@ -34,6 +33,7 @@ export interface WorkerDeps {
   logger: Logger;
   webhooks: WebhookSender;
   metrics: AgentServerMetrics;
+  turns: EventLoopTurns;
 }
 
 /**
@@ -78,20 +78,13 @@ export async function processRun(
     // without a turn of the event loop first the response of the request that created this run
     // in this process (a stream's headers and `metadata` event, a create's JSON) would only be
     // written once that step yields: first-event latency would include the step.
-    await yieldToEventLoop();
+    await deps.turns.next();
     // A displacement may have been recorded between the claim and the subscription above.
     if (await runs.cancelAction(run.run_id)) stop("cancel");
     const runConfig = runnableConfigFor(run, deps.env);
     const graphId = String((run.kwargs.config.configurable as Record<string, unknown>).graph_id);
     const graph = await deps.registry.getGraph(graphId, runConfig);
-    const threadState = async (): Promise<ThreadAfterRun> => {
-      const snapshot = await graph.getState({ configurable: { thread_id: run.thread_id } });
-      return {
-        values: toWire(snapshot.values) ?? null,
-        interrupts: interruptsByTask(snapshot),
-        hasNext: snapshot.next.length > 0,
-      };
-    };
+    const threadState = (): Promise<ThreadAfterRun> => threadAfterRun(graph, run.thread_id);
 
     // A run whose input already reached a checkpoint resumes from there: applying the input again
     // would duplicate it, and finished supersteps are not executed twice. That is a re-attempt
@@ -108,6 +101,7 @@ export async function processRun(
         config: runConfig,
         signal: controller.signal,
         broker: deps.broker,
+        turns: deps.turns,
         resume,
       });
       completion = { status: "success", error: null, thread };

@@ -95,13 +95,13 @@ export class RunService {
     const refusal = body.webhook ? this.deps.webhookPolicy.refuseUrl(body.webhook) : null;
     if (refusal) throw new ValidationError(`The webhook URL is refused: ${refusal}`);
     // Read even when it may be created (`if_not_exists: create`): an existing thread's config counts.
-    const thread = await threads.get(threadId);
-    if (!thread && !options.createThread) throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    const threadConfig = await threads.getConfig(threadId);
+    if (!threadConfig && !options.createThread) throw new NotFoundError(`Thread with ID ${threadId} not found`);
     const run = buildRunRecord({
       runId: uuidv7(),
       threadId,
       assistant,
-      threadConfig: thread?.config ?? {},
+      threadConfig: threadConfig ?? {},
       body,
       caller,
       defaultStrategy: DEFAULT_MULTITASK_STRATEGY,
@@ -116,7 +116,7 @@ export class RunService {
         run,
         createThreadIfMissing: options.createThread,
         threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-        threadConfig: threadConfigAfterRun(assistant, thread?.config ?? {}, body.config),
+        threadConfig: threadConfigAfterRun(assistant, threadConfig ?? {}, body.config),
         decide: (active) => decideMultitask(strategy, active),
         ...(slot ? { claimFor: { owner: slot.owner, leaseMs: slot.leaseMs, nowMs: Date.now() } } : {}),
       });

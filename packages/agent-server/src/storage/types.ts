@@ -105,6 +105,8 @@ export interface ThreadStore {
   /** Inserts a thread; with `ifExists: "do_nothing"` returns the existing one instead of a 409. */
   create(thread: Thread, ifExists: "raise" | "do_nothing"): Promise<Thread>;
   get(threadId: string): Promise<Thread | undefined>;
+  /** The thread's config alone (a run's create reads it); undefined when the thread does not exist. */
+  getConfig(threadId: string): Promise<JsonObject | undefined>;
   /** Deletes a thread and (by cascade) its runs; false when it did not exist. */
   delete(threadId: string): Promise<boolean>;
   /** Threads matching every given filter (metadata/values by JSON containment), sorted and paged. */

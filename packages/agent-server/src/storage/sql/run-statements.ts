@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { SqlDialect } from "./dialect.js";
 import { PreparedStatement } from "./prepared.js";
 
@@ -32,11 +33,15 @@ export function runStatements(dialect: SqlDialect) {
     // The oldest available pending run whose thread has nothing running and no older available
     // pending run: per-thread FIFO even while another process holds that older run's row lock
     // (SKIP LOCKED passes over it, and this condition keeps the younger one waiting).
+    // The statuses are literals, not parameters: only then may the planner use the partial index
+    // `runs_one_running_per_thread` (WHERE status = 'running') for the first condition; with a
+    // parameter SQLite walked the thread's whole run history instead (71 → 8 µs per claim with
+    // 54 pending runs; docs/decisions.md, issue 12 fourth pass).
     claimable: new PreparedStatement((db, nowMs: number) => {
       const q = db
         .selectFrom("runs as r")
         .selectAll()
-        .where("r.status", "=", "pending")
+        .where("r.status", "=", sql.lit("pending"))
         .where("r.available_at", "<=", nowMs)
         .where(({ not, exists, selectFrom }) =>
           not(
@@ -44,7 +49,7 @@ export function runStatements(dialect: SqlDialect) {
               selectFrom("runs as a")
                 .select("a.seq")
                 .whereRef("a.thread_id", "=", "r.thread_id")
-                .where("a.status", "=", "running"),
+                .where("a.status", "=", sql.lit("running")),
             ),
           ),
         )
@@ -55,7 +60,7 @@ export function runStatements(dialect: SqlDialect) {
                 .select("b.seq")
                 .whereRef("b.thread_id", "=", "r.thread_id")
                 .whereRef("b.seq", "<", "r.seq")
-                .where("b.status", "=", "pending")
+                .where("b.status", "=", sql.lit("pending"))
                 .where("b.available_at", "<=", nowMs),
             ),
           ),

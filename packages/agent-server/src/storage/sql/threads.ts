@@ -57,6 +57,11 @@ export class SqlThreadStore implements ThreadStore {
     db.selectFrom("threads").selectAll().where("thread_id", "=", threadId),
   );
 
+  /** A run's create needs the thread's config alone, not its values (the full message history). */
+  private readonly selectConfig = new PreparedStatement((db, threadId: string) =>
+    db.selectFrom("threads").select("config").where("thread_id", "=", threadId),
+  );
+
   /** `POST /threads` is the cheapest hot request: building this insert per call was ~4 % of it. */
   private readonly insertThread = new PreparedStatement((db, ...row: Array<string | null>) =>
     db
@@ -171,6 +176,11 @@ export class SqlThreadStore implements ThreadStore {
   async get(threadId: string): Promise<Thread | undefined> {
     const row = await this.selectThread.first(this.db, threadId);
     return row ? threadFromRow(row) : undefined;
+  }
+
+  async getConfig(threadId: string): Promise<JsonObject | undefined> {
+    const row = await this.selectConfig.first(this.db, threadId);
+    return row ? (parseJson(row.config) as JsonObject) : undefined;
   }
 }
 
