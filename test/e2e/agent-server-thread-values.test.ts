@@ -22,7 +22,11 @@ async function runAndCompare(
   assert.deepEqual(after.values, state.values, `${graph}: thread values are the checkpoint's state`);
   assert.equal(after.status, state.next.length > 0 ? "interrupted" : "idle", `${graph}: thread status`);
   const interruptedTasks = state.tasks.filter((t) => t.interrupts.length > 0).map((t) => t.id);
-  assert.deepEqual(Object.keys(after.interrupts ?? {}).sort(), interruptedTasks.sort(), `${graph}: interrupts`);
+  assert.deepEqual(
+    Object.keys(after.interrupts ?? {}).sort(),
+    interruptedTasks.sort(),
+    `${graph}: interrupts`,
+  );
   return { values: after.values as Record<string, unknown>, status: after.status, next: state.next };
 }
 
@@ -31,14 +35,20 @@ describe("a thread's values after a run", () => {
     const client = ctx.client();
     const echo = await runAndCompare(client, "echo", { input: hello });
     assert.equal((echo.values.messages as unknown[]).length, 2);
-    await runAndCompare(client, "agent", { input: { messages: [{ role: "user", content: "What is 6 times 7?" }] } });
+    await runAndCompare(client, "agent", {
+      input: { messages: [{ role: "user", content: "What is 6 times 7?" }] },
+    });
     const nested = await runAndCompare(client, "nested", { input: { count: 0 } });
     assert.deepEqual(nested.values, { count: 112 }, "the subgraph's own values chunks are not the thread's");
   });
 
   it("is the whole state when the graph's output schema is narrower than its state", async () => {
     const narrow = await runAndCompare(ctx.client(), "narrow", { input: { question: "why" } });
-    assert.deepEqual(narrow.values, { question: "why", notes: ["thinking about why"], answer: "why? 1 note(s)" });
+    assert.deepEqual(narrow.values, {
+      question: "why",
+      notes: ["thinking about why"],
+      answer: "why? 1 note(s)",
+    });
   });
 
   it("is the functional API's return value", async () => {

@@ -96,7 +96,8 @@ export class RunService {
     if (refusal) throw new ValidationError(`The webhook URL is refused: ${refusal}`);
     // Read even when it may be created (`if_not_exists: create`): an existing thread's config counts.
     const threadConfig = await threads.getConfig(threadId);
-    if (!threadConfig && !options.createThread) throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    if (!threadConfig && !options.createThread)
+      throw new NotFoundError(`Thread with ID ${threadId} not found`);
     const run = buildRunRecord({
       runId: uuidv7(),
       threadId,
