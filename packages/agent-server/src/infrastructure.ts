@@ -34,7 +34,11 @@ export async function openInfrastructure(
 ): Promise<Infrastructure> {
   if (config.cluster) {
     // A child of the embedded cluster: the primary holds the lock and is the hub between children.
-    const backend = await openSqliteBackend(config.dataDir, { lock: false, shared: true });
+    const backend = await openSqliteBackend(config.dataDir, {
+      lock: false,
+      shared: true,
+      walCheckpoints: "elsewhere",
+    });
     const hub = processHubChannel();
     const signals = new RelayRunSignals(hub, hooks.hasQueueCapacity);
     const broker = new RelayStreamBroker(hub, { ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
@@ -60,7 +64,11 @@ export async function openInfrastructure(
             "PostgreSQL connection lost; the pool reconnects",
           ),
       })
-    : await openSqliteBackend(config.dataDir, { lock: !config.waitForLock, shared: config.sharedDataDir });
+    : await openSqliteBackend(config.dataDir, {
+        lock: !config.waitForLock,
+        shared: config.sharedDataDir,
+        onCheckpointError: (message) => logger.warn({ error: message }, "background WAL checkpoint failed"),
+      });
   if (!config.redisUrl) {
     const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
     return {

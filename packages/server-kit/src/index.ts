@@ -11,3 +11,8 @@ export { type ListenOptions, listenWithFallback } from "./listen.js";
 export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
 export { immediateTransactions, migrateToLatest, openSqliteFile } from "./sqlite.js";
 export { cacheStatements } from "./statement-cache.js";
+export {
+  BACKGROUND_AUTOCHECKPOINT_PAGES,
+  startWalCheckpoints,
+  type WalCheckpoints,
+} from "./wal-checkpoints.js";

@@ -1,21 +1,24 @@
 import Database from "better-sqlite3";
 import { type Kysely, type MigrationProvider, Migrator } from "kysely";
 import { cacheStatements } from "./statement-cache.js";
+import { BACKGROUND_AUTOCHECKPOINT_PAGES } from "./wal-checkpoints.js";
 
 /**
  * Opens a SQLite file the way every Berth store uses it: WAL with `synchronous=NORMAL` (a commit
  * survives a process crash; docs/decisions.md), a busy timeout, foreign keys, and cached prepared
- * statements.
+ * statements. `backgroundCheckpoints`: a WalCheckpoints worker (this process's or another's)
+ * checkpoints the file, so this connection only does past the safety-net threshold.
  */
 export function openSqliteFile(
   file: string,
-  options: { immediateTransactions?: boolean } = {},
+  options: { immediateTransactions?: boolean; backgroundCheckpoints?: boolean } = {},
 ): Database.Database {
   const raw = new Database(file);
   raw.pragma("journal_mode = WAL");
   raw.pragma("synchronous = NORMAL");
   raw.pragma("busy_timeout = 5000");
   raw.pragma("foreign_keys = ON");
+  if (options.backgroundCheckpoints) raw.pragma(`wal_autocheckpoint = ${BACKGROUND_AUTOCHECKPOINT_PAGES}`);
   cacheStatements(raw);
   if (options.immediateTransactions) immediateTransactions(raw);
   return raw;

@@ -48,7 +48,11 @@ export async function startAgentCluster(
   const { logger } = options;
   // A configuration error is said once, as by one process, instead of by every child as it dies.
   readGraphProject(config.graphConfigPath);
-  const backend = await openSqliteBackend(config.dataDir, { otherWriters: true });
+  // The primary's worker thread checkpoints the shared files; the children leave it to it.
+  const backend = await openSqliteBackend(config.dataDir, {
+    otherWriters: true,
+    onCheckpointError: (message) => logger.warn({ error: message }, "background WAL checkpoint failed"),
+  });
   const recovered = await backend.storage.runs.recover({
     liveOwner: "cluster-primary",
     nowMs: Date.now(),

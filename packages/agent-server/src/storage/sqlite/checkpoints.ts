@@ -20,17 +20,18 @@ export class BerthSqliteSaver extends SqliteSaver {
 
 /**
  * Opens the checkpoint file (WAL) with the official SqliteSaver and its housekeeping; `shared`:
- * other processes write it too (memory-mapped reads, see SHARED_MMAP_BYTES).
+ * other processes write it too (memory-mapped reads, see SHARED_MMAP_BYTES); `backgroundCheckpoints`:
+ * a worker thread checkpoints its WAL.
  */
 export function openSqliteCheckpointer(
   file: string,
-  options: { shared?: boolean } = {},
+  options: { shared?: boolean; backgroundCheckpoints?: boolean } = {},
 ): {
   saver: BerthSqliteSaver;
   admin: CheckpointAdmin;
   close(): void;
 } {
-  const db = openSqliteFile(file);
+  const db = openSqliteFile(file, { backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (options.shared) db.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
   const saver = new BerthSqliteSaver(db);
   saver.init();

@@ -6,13 +6,17 @@ import { sqliteDialect } from "./dialect.js";
 
 /**
  * Opens (creating if needed) the agent server's SQLite file and brings its schema up to date.
- * `shared`: other processes write the file too (transactions take the write lock at BEGIN).
+ * `shared`: other processes write the file too (transactions take the write lock at BEGIN);
+ * `backgroundCheckpoints`: a worker thread checkpoints its WAL (see openSqliteBackend).
  */
 export async function openSqliteDatabase(
   file: string,
-  options: { shared?: boolean } = {},
+  options: { shared?: boolean; backgroundCheckpoints?: boolean } = {},
 ): Promise<{ db: Kysely<AgentServerDb> }> {
-  const database = openSqliteFile(file, { immediateTransactions: options.shared === true });
+  const database = openSqliteFile(file, {
+    immediateTransactions: options.shared === true,
+    backgroundCheckpoints: options.backgroundCheckpoints === true,
+  });
   if (options.shared === true) database.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
   const db = new Kysely<AgentServerDb>({ dialect: new SqliteDialect({ database }) });
   await migrateToLatest(db, migrationsFor(sqliteDialect));

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { lockDataDir } from "@berth-platform/server-kit";
+import { lockDataDir, startWalCheckpoints } from "@berth-platform/server-kit";
 import { sqlStorage } from "../sql/index.js";
 import type { StorageBackend } from "../types.js";
 import { openSqliteCheckpointer } from "./checkpoints.js";
@@ -16,26 +16,44 @@ export type SqliteBackend = StorageBackend;
  * processes open the same files and execute runs too (no lock; the queue then recovers runs by
  * lease expiry only, and transactions take SQLite's write lock at BEGIN). `otherWriters`: this
  * process holds the lock but others write the files too (the primary of the embedded cluster).
+ * `walCheckpoints`: who copies the WAL into the database files. `background` (the default unless
+ * `shared`): a worker thread of this process, so no commit of the event loop's thread pays for it;
+ * `elsewhere`: another process's worker does (a child of the embedded cluster: the primary's);
+ * `inline`: SQLite's own automatic checkpoint in whichever commit crosses 1,000 pages (processes
+ * sharing a directory with no primary, the blue/green hand-over).
  */
 export async function openSqliteBackend(
   dataDir: string,
-  options: { lock?: boolean; shared?: boolean; otherWriters?: boolean } = {},
+  options: {
+    lock?: boolean;
+    shared?: boolean;
+    otherWriters?: boolean;
+    walCheckpoints?: "background" | "elsewhere" | "inline";
+    onCheckpointError?: (message: string) => void;
+  } = {},
 ): Promise<SqliteBackend> {
   fs.mkdirSync(dataDir, { recursive: true });
   const shared = options.shared === true;
   const lock = options.lock === false || shared ? { release() {} } : lockDataDir(dataDir);
   try {
     const concurrent = shared || options.otherWriters === true;
-    const { db } = await openSqliteDatabase(path.join(dataDir, "agent-server.sqlite"), {
-      shared: concurrent,
-    });
-    const checkpoints = openSqliteCheckpointer(path.join(dataDir, "checkpoints.sqlite"), {
-      shared: concurrent,
-    });
+    const walCheckpoints = options.walCheckpoints ?? (shared ? "inline" : "background");
+    const backgroundCheckpoints = walCheckpoints !== "inline";
+    const files = [
+      path.join(dataDir, "agent-server.sqlite"),
+      path.join(dataDir, "checkpoints.sqlite"),
+    ] as const;
+    const { db } = await openSqliteDatabase(files[0], { shared: concurrent, backgroundCheckpoints });
+    const checkpoints = openSqliteCheckpointer(files[1], { shared: concurrent, backgroundCheckpoints });
+    const checkpointer =
+      walCheckpoints === "background"
+        ? startWalCheckpoints([...files], { onError: options.onCheckpointError })
+        : undefined;
     const storage = sqlStorage(
       db,
       sqliteDialect,
       async () => {
+        await checkpointer?.stop();
         await db.destroy();
         checkpoints.close();
         lock.release();
