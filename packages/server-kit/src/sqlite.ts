@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { type Kysely, type MigrationProvider, Migrator } from "kysely";
 import { cacheStatements } from "./statement-cache.js";
-import { BACKGROUND_AUTOCHECKPOINT_PAGES } from "./wal-checkpoints.js";
+import { BACKGROUND_AUTOCHECKPOINT_PAGES, WAL_SIZE_AT_RESTART_BYTES } from "./wal-checkpoints.js";
 
 /**
  * Opens a SQLite file the way every Berth store uses it: WAL with `synchronous=NORMAL` (a commit
@@ -18,7 +18,12 @@ export function openSqliteFile(
   raw.pragma("synchronous = NORMAL");
   raw.pragma("busy_timeout = 5000");
   raw.pragma("foreign_keys = ON");
-  if (options.backgroundCheckpoints) raw.pragma(`wal_autocheckpoint = ${BACKGROUND_AUTOCHECKPOINT_PAGES}`);
+  if (options.backgroundCheckpoints) {
+    raw.pragma(`wal_autocheckpoint = ${BACKGROUND_AUTOCHECKPOINT_PAGES}`);
+    // The WAL can grow to the safety net under sustained writes; the first commit after it
+    // restarts from the beginning shrinks the file back to what inline checkpoints left.
+    raw.pragma(`journal_size_limit = ${WAL_SIZE_AT_RESTART_BYTES}`);
+  }
   cacheStatements(raw);
   if (options.immediateTransactions) immediateTransactions(raw);
   return raw;

@@ -7,6 +7,9 @@ import { Worker } from "node:worker_threads";
  */
 export const BACKGROUND_AUTOCHECKPOINT_PAGES = 16_384;
 
+/** The WAL file's size after a restart (`journal_size_limit`): about SQLite's default threshold. */
+export const WAL_SIZE_AT_RESTART_BYTES = 4 * 1024 * 1024;
+
 /** A running background checkpointer. */
 export interface WalCheckpoints {
   /** A last checkpoint, then the worker exits; call before closing the files' connections. */
