@@ -10,6 +10,7 @@ export {
 export { type ListenOptions, listenWithFallback } from "./listen.js";
 export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
 export { immediateTransactions, migrateToLatest, openSqliteFile } from "./sqlite.js";
+export { SharedFileSqliteDialect } from "./sqlite-busy-retry.js";
 export { cacheStatements } from "./statement-cache.js";
 export {
   BACKGROUND_AUTOCHECKPOINT_PAGES,

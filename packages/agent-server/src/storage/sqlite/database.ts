@@ -1,4 +1,4 @@
-import { migrateToLatest, openSqliteFile } from "@berth-platform/server-kit";
+import { migrateToLatest, openSqliteFile, SharedFileSqliteDialect } from "@berth-platform/server-kit";
 import { Kysely, SqliteDialect } from "kysely";
 import { migrationsFor } from "../sql/migrations.js";
 import type { AgentServerDb } from "../sql/schema.js";
@@ -18,7 +18,11 @@ export async function openSqliteDatabase(
     backgroundCheckpoints: options.backgroundCheckpoints === true,
   });
   if (options.shared === true) database.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
-  const db = new Kysely<AgentServerDb>({ dialect: new SqliteDialect({ database }) });
+  // Shared: a statement refused by another process's write lock is retried without blocking the
+  // event loop (SQLite's busy handler would sleep the thread).
+  const dialect =
+    options.shared === true ? new SharedFileSqliteDialect(database) : new SqliteDialect({ database });
+  const db = new Kysely<AgentServerDb>({ dialect });
   await migrateToLatest(db, migrationsFor(sqliteDialect));
   return { db };
 }
