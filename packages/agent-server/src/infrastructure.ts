@@ -34,11 +34,7 @@ export async function openInfrastructure(
 ): Promise<Infrastructure> {
   if (config.cluster) {
     // A child of the embedded cluster: the primary holds the lock and is the hub between children.
-    const backend = await openSqliteBackend(config.dataDir, {
-      lock: false,
-      shared: true,
-      walCheckpoints: "elsewhere",
-    });
+    const backend = await openSqliteBackend(config.dataDir, { lock: false, shared: true });
     const hub = processHubChannel();
     const signals = new RelayRunSignals(hub, hooks.hasQueueCapacity);
     const broker = new RelayStreamBroker(hub, { ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });

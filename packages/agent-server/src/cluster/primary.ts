@@ -48,11 +48,7 @@ export async function startAgentCluster(
   const { logger } = options;
   // A configuration error is said once, as by one process, instead of by every child as it dies.
   readGraphProject(config.graphConfigPath);
-  // The primary's worker thread checkpoints the shared files; the children leave it to it.
-  const backend = await openSqliteBackend(config.dataDir, {
-    otherWriters: true,
-    onCheckpointError: (message) => logger.warn({ error: message }, "background WAL checkpoint failed"),
-  });
+  const backend = await openSqliteBackend(config.dataDir, { otherWriters: true });
   const recovered = await backend.storage.runs.recover({
     liveOwner: "cluster-primary",
     nowMs: Date.now(),

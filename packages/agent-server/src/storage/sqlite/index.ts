@@ -16,11 +16,12 @@ export type SqliteBackend = StorageBackend;
  * processes open the same files and execute runs too (no lock; the queue then recovers runs by
  * lease expiry only, and transactions take SQLite's write lock at BEGIN). `otherWriters`: this
  * process holds the lock but others write the files too (the primary of the embedded cluster).
- * `walCheckpoints`: who copies the WAL into the database files. `background` (the default unless
- * `shared`): a worker thread of this process, so no commit of the event loop's thread pays for it;
- * `elsewhere`: another process's worker does (a child of the embedded cluster: the primary's);
- * `inline`: SQLite's own automatic checkpoint in whichever commit crosses 1,000 pages (processes
- * sharing a directory with no primary, the blue/green hand-over).
+ * `walCheckpoints`: who copies the WAL into the database files. `background` (the default for a
+ * file no other process writes): a worker thread of this process, so no commit of the event loop's thread pays for it;
+ * `inline`: SQLite's own automatic checkpoint in whichever commit crosses 1,000 pages. Files that
+ * several processes use (the embedded cluster, the blue/green hand-over) stay inline: with other
+ * processes reading, a worker's checkpoint rarely lets the WAL restart, and each commit past the
+ * safety net then tries again.
  */
 export async function openSqliteBackend(
   dataDir: string,
@@ -28,7 +29,7 @@ export async function openSqliteBackend(
     lock?: boolean;
     shared?: boolean;
     otherWriters?: boolean;
-    walCheckpoints?: "background" | "elsewhere" | "inline";
+    walCheckpoints?: "background" | "inline";
     onCheckpointError?: (message: string) => void;
   } = {},
 ): Promise<SqliteBackend> {
@@ -37,8 +38,8 @@ export async function openSqliteBackend(
   const lock = options.lock === false || shared ? { release() {} } : lockDataDir(dataDir);
   try {
     const concurrent = shared || options.otherWriters === true;
-    const walCheckpoints = options.walCheckpoints ?? (shared ? "inline" : "background");
-    const backgroundCheckpoints = walCheckpoints !== "inline";
+    const walCheckpoints = options.walCheckpoints ?? (concurrent ? "inline" : "background");
+    const backgroundCheckpoints = walCheckpoints === "background";
     const files = [
       path.join(dataDir, "agent-server.sqlite"),
       path.join(dataDir, "checkpoints.sqlite"),
