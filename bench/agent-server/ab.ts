@@ -4,7 +4,7 @@
 // (/proc utime+stime of the server) and p50, median and best of the rounds.
 // node --import tsx bench/agent-server/ab.ts --cli base=/path/to/other/tree/packages/cli/bin/berth.js,new=packages/cli/bin/berth.js
 // AB_ARGS_<label>="--max-semi-space-size=64" adds node flags to one build.
-// Optional: --client http|sdk (default http), --rounds 3 --seconds 6 --clients 16,64 --seq 150 --prof DIR (node --cpu-prof per server).
+// Optional: --graph echo|agent (default echo), --client http|sdk (default http), --rounds 3 --seconds 6 --clients 16,64 --seq 150 --prof DIR (node --cpu-prof per server).
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -12,7 +12,7 @@ import path from "node:path";
 import { parseClientKind } from "./http-client.js";
 import { runLatency, runThroughput, warmUp } from "./scenarios.js";
 import { BERTH_CLI } from "./servers.js";
-import { EXAMPLE_GRAPH_CONFIG, REPO_ROOT } from "./workload.js";
+import { EXAMPLE_GRAPH_CONFIG, GRAPH_IDS, type GraphId, REPO_ROOT } from "./workload.js";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -24,6 +24,8 @@ const rounds = Number(flag("--rounds") ?? "3");
 const clientsList = (flag("--clients") ?? "16,64").split(",").map(Number);
 const prof = flag("--prof");
 const clientKind = parseClientKind(flag("--client"));
+const graphId = (flag("--graph") ?? "echo") as GraphId;
+if (!GRAPH_IDS.includes(graphId)) throw new Error(`--graph takes ${GRAPH_IDS.join(" or ")}`);
 const seqRuns = Number(flag("--seq") ?? "150");
 // --cli label=path,label=path (default: this tree)
 const clis = (flag("--cli") ?? `new=${BERTH_CLI}`).split(",").map((s) => s.split("=") as [string, string]);
@@ -99,7 +101,7 @@ async function start(label: string, cli: string): Promise<Srv> {
 
 const servers: Srv[] = [];
 for (const [label, cli] of clis) servers.push(await start(label, cli));
-for (const s of servers) await warmUp(s.url, "echo", 300, clientKind);
+for (const s of servers) await warmUp(s.url, graphId, 300, clientKind);
 const quiet = () => {};
 const results = new Map<string, Array<{ rps: number; cpu: number; p50: number }>>();
 const add = (k: string, v: { rps: number; cpu: number; p50: number }) =>
@@ -111,7 +113,7 @@ for (let round = 0; round < rounds; round++) {
       const c0 = cpuMs(s.pid);
       const r = await runThroughput(
         s.url,
-        "echo",
+        graphId,
         clients,
         10,
         { perClient: 1e9, maxMs: seconds * 1000 },
@@ -126,7 +128,7 @@ for (let round = 0; round < rounds; round++) {
   if (seqRuns > 0) {
     for (const s of order) {
       const c0 = cpuMs(s.pid);
-      const r = await runLatency(s.url, "echo", { perClient: seqRuns, maxMs: 60_000 }, quiet, clientKind);
+      const r = await runLatency(s.url, graphId, { perClient: seqRuns, maxMs: 60_000 }, quiet, clientKind);
       const c1 = cpuMs(s.pid);
       add(`${s.label} seq`, { rps: r.perSecond, cpu: (c1 - c0) / r.completed, p50: r.latency.p50 });
     }
