@@ -10,16 +10,25 @@ import { sleepy, statusOf } from "./helpers.js";
 import { mapLimit } from "./load-helpers.js";
 import { SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
 
-/** A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored. */
+/**
+ * A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones reset at once) and
+ * restored. It keeps listening while cut: closing and re-binding its port raced with other
+ * processes' ephemeral ports, and a lost bind hung the test until its timeout.
+ */
 class CuttableProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
+  private isCut = false;
   port = 0;
 
   constructor(private readonly target: { host: string; port: number }) {}
 
-  async open(port = 0): Promise<void> {
+  async open(): Promise<void> {
     const server = net.createServer((client) => {
+      if (this.isCut) {
+        client.destroy();
+        return;
+      }
       const upstream = net.connect(this.target.port, this.target.host);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
@@ -31,15 +40,27 @@ class CuttableProxy {
       }
       client.pipe(upstream).pipe(client);
     });
-    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", resolve);
+    });
     this.server = server;
     this.port = (server.address() as net.AddressInfo).port;
   }
 
-  async cut(): Promise<void> {
+  cut(): void {
+    this.isCut = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  restore(): void {
+    this.isCut = false;
+  }
+
+  async close(): Promise<void> {
+    this.cut();
     const server = this.server;
     this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   }
 }
@@ -52,7 +73,7 @@ if (!SCALED_SERVICES) {
 } else {
   const target = new URL(SCALED_SERVICES.databaseUrl);
   const proxy = new CuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  after(() => proxy.cut());
+  after(() => proxy.close());
   const databaseUrl = SCALED_SERVICES.databaseUrl;
   const cluster = useScaledCluster(
     {
@@ -82,14 +103,13 @@ if (!SCALED_SERVICES) {
           runs.push({ thread: thread.thread_id, run: run.run_id });
         }
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const port = proxy.port;
-      await proxy.cut();
+      proxy.cut();
       try {
         const status = await statusOf(api.threads.get(threads[0]?.thread_id ?? ""));
         assert.equal(status, 503, "the API answers 503 while the database is away");
         await new Promise((resolve) => setTimeout(resolve, 5_000));
       } finally {
-        await proxy.open(port);
+        proxy.restore();
       }
       await mapLimit(runs, 8, ({ thread, run }) => api.runs.join(thread, run));
       // A run whose checkpoint write failed mid-outage ends in error; none is lost or left going.
