@@ -6,8 +6,8 @@ import { BACKGROUND_AUTOCHECKPOINT_PAGES, WAL_SIZE_AT_RESTART_BYTES } from "./wa
 /**
  * Opens a SQLite file the way every Berth store uses it: WAL with `synchronous=NORMAL` (a commit
  * survives a process crash; docs/decisions.md), a busy timeout, foreign keys, and cached prepared
- * statements. `backgroundCheckpoints`: a WalCheckpoints worker (this process's or another's)
- * checkpoints the file, so this connection only does past the safety-net threshold.
+ * statements. `backgroundCheckpoints`: a WalCheckpoints worker checkpoints the file, so this
+ * connection only does past the safety-net threshold.
  */
 export function openSqliteFile(
   file: string,

@@ -16,12 +16,11 @@ export type SqliteBackend = StorageBackend;
  * processes open the same files and execute runs too (no lock; the queue then recovers runs by
  * lease expiry only, and transactions take SQLite's write lock at BEGIN). `otherWriters`: this
  * process holds the lock but others write the files too (the primary of the embedded cluster).
- * `walCheckpoints`: who copies the WAL into the database files. `background` (the default for a
- * file no other process writes): a worker thread of this process, so no commit of the event loop's thread pays for it;
- * `inline`: SQLite's own automatic checkpoint in whichever commit crosses 1,000 pages. Files that
- * several processes use (the embedded cluster, the blue/green hand-over) stay inline: with other
- * processes reading, a worker's checkpoint rarely lets the WAL restart, and each commit past the
- * safety net then tries again.
+ * WAL checkpoints: files no other process writes are checkpointed by a worker thread of this
+ * process (startWalCheckpoints), so no commit on the event loop's thread pays for it; files several
+ * processes use (the embedded cluster, the blue/green hand-over) keep SQLite's inline checkpoint:
+ * with other processes reading, a worker's checkpoint rarely lets the WAL restart, and each commit
+ * past the safety net then tries again. `onCheckpointError` hears the worker's failures.
  */
 export async function openSqliteBackend(
   dataDir: string,
@@ -29,7 +28,6 @@ export async function openSqliteBackend(
     lock?: boolean;
     shared?: boolean;
     otherWriters?: boolean;
-    walCheckpoints?: "background" | "inline";
     onCheckpointError?: (message: string) => void;
   } = {},
 ): Promise<SqliteBackend> {
@@ -38,18 +36,16 @@ export async function openSqliteBackend(
   const lock = options.lock === false || shared ? { release() {} } : lockDataDir(dataDir);
   try {
     const concurrent = shared || options.otherWriters === true;
-    const walCheckpoints = options.walCheckpoints ?? (concurrent ? "inline" : "background");
-    const backgroundCheckpoints = walCheckpoints === "background";
+    const backgroundCheckpoints = !concurrent;
     const files = [
       path.join(dataDir, "agent-server.sqlite"),
       path.join(dataDir, "checkpoints.sqlite"),
     ] as const;
     const { db } = await openSqliteDatabase(files[0], { shared: concurrent, backgroundCheckpoints });
     const checkpoints = openSqliteCheckpointer(files[1], { shared: concurrent, backgroundCheckpoints });
-    const checkpointer =
-      walCheckpoints === "background"
-        ? startWalCheckpoints([...files], { onError: options.onCheckpointError })
-        : undefined;
+    const checkpointer = backgroundCheckpoints
+      ? startWalCheckpoints([...files], { onError: options.onCheckpointError })
+      : undefined;
     const storage = sqlStorage(
       db,
       sqliteDialect,
