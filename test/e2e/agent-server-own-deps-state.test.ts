@@ -24,6 +24,27 @@ type Task = {
 };
 
 describe("thread state and streams of a project with its own node_modules (issue 10)", () => {
+  it("a thread's values, status and interrupts after a run are its checkpoint's state, with the project's own LangGraph (issue 12)", async () => {
+    const client = ctx.client();
+    for (const [graph, input] of [
+      ["chat", ask("hello")],
+      ["nested", { topic: "ships" }],
+    ] as const) {
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, graph, { input });
+      const after = await client.threads.get(thread.thread_id);
+      const state = await client.threads.getState(thread.thread_id);
+      assert.deepEqual(after.values, state.values, `${graph}: values`);
+      assert.equal(after.status, state.next.length > 0 ? "interrupted" : "idle", `${graph}: status`);
+      const interrupted = state.tasks.filter((t) => t.interrupts.length > 0).map((t) => t.id);
+      assert.deepEqual(
+        Object.keys(after.interrupts ?? {}).sort(),
+        interrupted.sort(),
+        `${graph}: interrupts`,
+      );
+    }
+  });
+
   it("a task running a subgraph carries its checkpoint, and with subgraphs=true its state, like the official JS server (defect 5)", async () => {
     const client = ctx.client();
     const thread = await client.threads.create();
