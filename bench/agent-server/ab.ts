@@ -4,14 +4,14 @@
 // (/proc utime+stime of the server) and p50, median and best of the rounds.
 // node --import tsx bench/agent-server/ab.ts --cli base=/path/to/other/tree/packages/cli/bin/berth.js,new=packages/cli/bin/berth.js
 // AB_ARGS_<label>="--max-semi-space-size=64" adds node flags to one build.
-// Optional: --graph echo|agent (default echo), --client http|sdk (default http), --rounds 3 --seconds 6 --clients 16,64 --seq 150 --prof DIR (node --cpu-prof per server).
+// Optional: --graph echo|agent (default echo), --client http|sdk (default http), --workers N (default 1), --rounds 3 --seconds 6 --clients 16,64 --seq 150 --prof DIR (node --cpu-prof per server).
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseClientKind } from "./http-client.js";
 import { runLatency, runThroughput, warmUp } from "./scenarios.js";
-import { BERTH_CLI } from "./servers.js";
+import { BERTH_CLI, groupCpuMs } from "./servers.js";
 import { EXAMPLE_GRAPH_CONFIG, GRAPH_IDS, type GraphId, REPO_ROOT } from "./workload.js";
 
 const args = process.argv.slice(2);
@@ -27,13 +27,14 @@ const clientKind = parseClientKind(flag("--client"));
 const graphId = (flag("--graph") ?? "echo") as GraphId;
 if (!GRAPH_IDS.includes(graphId)) throw new Error(`--graph takes ${GRAPH_IDS.join(" or ")}`);
 const seqRuns = Number(flag("--seq") ?? "150");
+// --workers N: each build as an embedded cluster of N server processes (CPU counts the whole group).
+const workers = flag("--workers") ?? "1";
 // --cli label=path,label=path (default: this tree)
 const clis = (flag("--cli") ?? `new=${BERTH_CLI}`).split(",").map((s) => s.split("=") as [string, string]);
 
+/** CPU of the server's process group (the cluster's primary and children with --workers N). */
 function cpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
+  return groupCpuMs(pid) ?? Number.NaN;
 }
 function rss(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
@@ -58,7 +59,7 @@ async function start(label: string, cli: string): Promise<Srv> {
     ...process.env,
     BERTH_LOG_LEVEL: "warn",
     LOG_LEVEL: "warn",
-    BERTH_WORKERS: "1",
+    BERTH_WORKERS: workers,
   };
   for (const k of [
     "OPENAI_API_KEY",
@@ -83,7 +84,7 @@ async function start(label: string, cli: string): Promise<Srv> {
       dir,
       "--no-watch",
     ],
-    { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] },
+    { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   const url = await new Promise<string>((resolve, reject) => {
     let buf = "";

@@ -183,7 +183,7 @@ const CLOCK_TICKS_PER_SECOND = 100;
  * Sums utime + stime of the live processes in a process group. The peer's server is a grandchild
  * of the CLI (cli → tsx watch → server), so the leader's own figures would miss nearly all of it.
  */
-function groupCpuMs(pgid: number): number | undefined {
+export function groupCpuMs(pgid: number): number | undefined {
   let pids: string[];
   try {
     pids = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name));

@@ -43,5 +43,7 @@ export async function runClusterChild(config: AgentServerConfig, logger: Logger)
   }
   // A graph node that ignores its abort must not keep the process alive past the drain.
   setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();
+  // The hub channel writes once per event-loop turn: what the drain sent last goes out first.
+  await new Promise((resolve) => setImmediate(resolve));
   if (process.connected) process.disconnect();
 }

@@ -7,7 +7,8 @@ import { readGraphProject } from "../graphs/project.js";
 import { openSqliteBackend } from "../storage/sqlite/index.js";
 import type { StorageBackend } from "../storage/types.js";
 import { ClusterHub } from "./hub.js";
-import { type ChildMessage, isClusterMessage } from "./protocol.js";
+import { BatchedSender, unbatch } from "./ipc-batch.js";
+import type { ChildMessage, HubMessage } from "./protocol.js";
 
 /** A running embedded cluster, as the CLI sees a server. */
 export interface AgentCluster {
@@ -137,20 +138,21 @@ class Supervisor {
     const worker = cluster.fork({ [CLUSTER_CHILD_CONFIG_ENV]: JSON.stringify(childConfig) });
     slot.worker = worker;
     const id = worker.id;
-    this.hub.attach(id, (message) => {
-      if (worker.isConnected()) worker.send(message);
+    const out = new BatchedSender<HubMessage>((wire) => {
+      if (worker.isConnected()) worker.send(wire);
     });
+    this.hub.attach(id, (message) => out.send(message));
     return new Promise<Ready>((resolve, reject) => {
       let ready = false;
       let failure: string | undefined;
-      worker.on("message", (message: unknown) => {
-        if (!isClusterMessage(message)) return;
-        const m = message as ChildMessage;
-        if (m.t === "ready") {
-          ready = true;
-          resolve({ graphIds: m.graphIds, graphFailures: m.graphFailures });
-        } else if (m.t === "failed") failure = m.message;
-        else this.hub.handle(id, m);
+      worker.on("message", (value: unknown) => {
+        for (const m of unbatch<ChildMessage>(value)) {
+          if (m.t === "ready") {
+            ready = true;
+            resolve({ graphIds: m.graphIds, graphFailures: m.graphFailures });
+          } else if (m.t === "failed") failure = m.message;
+          else this.hub.handle(id, m);
+        }
       });
       worker.on("exit", (code, signal) => {
         this.hub.detach(id);
