@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseClientKind } from "./http-client.js";
-import { runLatency, runThroughput, warmUp } from "./scenarios.js";
+import { runLatency, runThroughput, warmUp, warmUpUnderLoad } from "./scenarios.js";
 import { BERTH_CLI, groupCpuMs } from "./servers.js";
 import { EXAMPLE_GRAPH_CONFIG, GRAPH_IDS, type GraphId, REPO_ROOT } from "./workload.js";
 
@@ -102,7 +102,12 @@ async function start(label: string, cli: string): Promise<Srv> {
 
 const servers: Srv[] = [];
 for (const [label, cli] of clis) servers.push(await start(label, cli));
-for (const s of servers) await warmUp(s.url, graphId, 300, clientKind);
+// --warm-seconds S: each build's warm-up under 64 clients before the rounds (default 10).
+const warmSeconds = Number(flag("--warm-seconds") ?? "10");
+for (const s of servers) {
+  await warmUp(s.url, graphId, 300, clientKind);
+  await warmUpUnderLoad(s.url, graphId, 64, warmSeconds * 1000, clientKind);
+}
 const quiet = () => {};
 const results = new Map<string, Array<{ rps: number; cpu: number; p50: number }>>();
 const add = (k: string, v: { rps: number; cpu: number; p50: number }) =>

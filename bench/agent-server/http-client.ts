@@ -114,6 +114,6 @@ export function parseClientKind(value: string | undefined): ClientKind {
 /** How a bench's header names the client it drove the servers with. */
 export function describeClient(kind: ClientKind): string {
   return kind === "http"
-    ? "plain HTTP/1.1 (undici Pool, one keep-alive connection per simulated user), retries off, loopback"
+    ? "plain HTTP/1.1 (undici Pool, one keep-alive connection per simulated user), retries off, loopback; thread create: autocannon"
     : "@langchain/langgraph-sdk, one Client per simulated user, retries off, loopback HTTP";
 }

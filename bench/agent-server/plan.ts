@@ -11,6 +11,8 @@ export const THREAD_CREATE_CLIENTS = 16;
 export interface ServerPlan {
   /** Successful runs per graph before measuring (JIT, module loading, first SQLite pages). */
   warmup: number;
+  /** Then 64 closed-loop clients for this long, unmeasured (warmUpUnderLoad). */
+  warmupLoadMs: number;
   latency: LoopLimits;
   /** Sequential `runs.stream` calls on fresh threads (time to first event, first values, end). */
   stream: LoopLimits;
@@ -55,6 +57,7 @@ const FULL: BenchPlan = {
   runsPerThread: 10,
   berth: {
     warmup: 50,
+    warmupLoadMs: 12_000,
     latency: { perClient: 300, maxMs: 30_000 },
     stream: { perClient: 200, maxMs: 20_000 },
     throughput: { perClient: UNBOUNDED, maxMs: 10_000 },
@@ -62,13 +65,15 @@ const FULL: BenchPlan = {
   },
   peer: {
     warmup: 3,
+    warmupLoadMs: 12_000,
     latency: { perClient: 40, maxMs: 60_000 },
     stream: { perClient: 30, maxMs: 40_000 },
     throughput: { perClient: UNBOUNDED, maxMs: 12_000 },
     threadCreate: { perClient: UNBOUNDED, maxMs: 3_000 },
   },
   floor: {
-    warmup: 10,
+    // As many invokes as the servers' warm-up under load runs, so the floor is measured warm too.
+    warmup: 2_000,
     sequential: { perClient: 300, maxMs: 5_000 },
     concurrency: 16,
     concurrent: { perClient: UNBOUNDED, maxMs: 5_000 },
@@ -82,6 +87,7 @@ const QUICK: BenchPlan = {
   runsPerThread: 10,
   berth: {
     warmup: 3,
+    warmupLoadMs: 500,
     latency: { perClient: 20, maxMs: 5_000 },
     stream: { perClient: 10, maxMs: 5_000 },
     throughput: { perClient: UNBOUNDED, maxMs: 1_500 },
@@ -89,6 +95,7 @@ const QUICK: BenchPlan = {
   },
   peer: {
     warmup: 1,
+    warmupLoadMs: 500,
     latency: { perClient: 3, maxMs: 10_000 },
     stream: { perClient: 3, maxMs: 10_000 },
     throughput: { perClient: UNBOUNDED, maxMs: 2_000 },

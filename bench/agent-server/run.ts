@@ -17,7 +17,14 @@ import type {
   StreamFigures,
   ThroughputFigures,
 } from "./results.js";
-import { runLatency, runStream, runThreadCreate, runThroughput, warmUp } from "./scenarios.js";
+import {
+  runLatency,
+  runStream,
+  runThreadCreate,
+  runThroughput,
+  warmUp,
+  warmUpUnderLoad,
+} from "./scenarios.js";
 import { type RunningServer, startBerth, startPeer } from "./servers.js";
 import { directoryBytes, runSoak } from "./soak.js";
 import { nowMs } from "./stats.js";
@@ -116,6 +123,8 @@ async function measureServer(server: RunningServer, plan: BenchPlan, options: Op
     try {
       progress(`${tag}: warm-up, ${serverPlan.warmup} runs`);
       await warmUp(server.url, graphId, serverPlan.warmup, options.client);
+      progress(`${tag}: warm-up under load, ${serverPlan.warmupLoadMs / 1000} s`);
+      await warmUpUnderLoad(server.url, graphId, 64, serverPlan.warmupLoadMs, options.client);
 
       progress(`${tag}: sequential create+join on fresh threads (≤ ${serverPlan.latency.perClient} runs)`);
       const latency = await runLatency(server.url, graphId, serverPlan.latency, progress, options.client);

@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { type ClientKind, describeClient, parseClientKind } from "./http-client.js";
 import type { LoopLimits, PhaseResult } from "./loops.js";
 import { ensurePeerInstalled, PEER_PROJECT_DIR, preparePeerProject } from "./peer-install.js";
-import { runThreadCreate, runThroughput, warmUp } from "./scenarios.js";
+import { runThreadCreate, runThroughput, warmUp, warmUpUnderLoad } from "./scenarios.js";
 import { type RunningServer, startBerth, startPeer } from "./servers.js";
 import { type LatencySummary, nowMs, summarize } from "./stats.js";
 import { GRAPH_IDS, type GraphId } from "./workload.js";
@@ -27,6 +27,8 @@ const RUNS_PER_THREAD = 10;
 interface Plan {
   name: "full" | "quick";
   warmup: number;
+  /** Then 64 closed-loop clients for this long, unmeasured (warmUpUnderLoad). */
+  warmupLoadMs: number;
   throughput: LoopLimits;
   threadCreate: LoopLimits;
 }
@@ -35,12 +37,14 @@ const PLANS: Record<"full" | "quick", Plan> = {
   full: {
     name: "full",
     warmup: 30,
+    warmupLoadMs: 12_000,
     throughput: { perClient: Number.MAX_SAFE_INTEGER, maxMs: 8_000 },
     threadCreate: { perClient: Number.MAX_SAFE_INTEGER, maxMs: 3_000 },
   },
   quick: {
     name: "quick",
     warmup: 3,
+    warmupLoadMs: 500,
     throughput: { perClient: Number.MAX_SAFE_INTEGER, maxMs: 1_500 },
     threadCreate: { perClient: Number.MAX_SAFE_INTEGER, maxMs: 700 },
   },
@@ -101,6 +105,8 @@ async function measure(
   for (const graphId of graphs) {
     progress(`${server.name} ${graphId}: warm-up, ${plan.warmup} runs`);
     await warmUp(server.url, graphId, plan.warmup, client);
+    progress(`${server.name} ${graphId}: warm-up under load, ${plan.warmupLoadMs / 1000} s`);
+    await warmUpUnderLoad(server.url, graphId, 64, plan.warmupLoadMs, client);
     const byClients: Partial<Record<(typeof CLIENTS)[number], Load>> = {};
     for (const clients of CLIENTS) {
       const cpu0 = server.cpuMs();
