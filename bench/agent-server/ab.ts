@@ -61,6 +61,11 @@ async function start(label: string, cli: string): Promise<Srv> {
     LOG_LEVEL: "warn",
     BERTH_WORKERS: workers,
   };
+  // AB_ENV_<label>="NAME=value NAME2=value" gives one build extra environment (a setting A/B on the same tree).
+  for (const pair of process.env[`AB_ENV_${label}`]?.split(" ").filter(Boolean) ?? []) {
+    const eq = pair.indexOf("=");
+    if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
   for (const k of [
     "OPENAI_API_KEY",
     "LANGSMITH_TRACING",
