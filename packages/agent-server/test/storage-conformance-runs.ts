@@ -111,6 +111,29 @@ export function runStoreCases(target: StorageTarget): void {
       assert.equal(await storage.runs.renewLease("r", claim.token, 10_000, Date.now()), true);
     });
 
+    it("a run whose thread was deleted while it ran ends without effect", async () => {
+      const storage = await open();
+      await enqueue(storage, "r", "T");
+      const claim = await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.ok(claim);
+      assert.equal(await storage.threads.delete("T"), true);
+      const ended = {
+        runId: "r",
+        token: claim.token,
+        status: "success" as const,
+        error: null,
+        thread: { values: { x: 1 }, interrupts: {}, hasNext: false },
+      };
+      assert.equal(await storage.runs.complete(ended), false);
+      const claimFor = { owner: "w", leaseMs: 10_000, nowMs: Date.now() };
+      assert.deepEqual(await storage.runs.completeAndClaim(ended, claimFor), {
+        applied: false,
+        next: undefined,
+      });
+      assert.equal(await storage.threads.get("T"), undefined, "the thread is not brought back");
+      assert.equal(await storage.runs.get("T", "r"), undefined);
+    });
+
     it("recovers runs of a dead owner: re-queued, then failed after max attempts", async () => {
       const storage = await open();
       await enqueue(storage, "r", "T");

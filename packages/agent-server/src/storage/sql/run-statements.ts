@@ -124,6 +124,24 @@ export function runStatements(dialect: SqlDialect) {
           .where("lease_token", "=", token)
           .where("status", "=", "running"),
     ),
+    /** `finish` that names the run's thread (SQLite: the completion's only read, see finishRun). */
+    finishReturningThread: new PreparedStatement(
+      (db, runId: string, token: string, status: string, error: string | null, now: string) =>
+        db
+          .updateTable("runs")
+          .set({
+            status,
+            error,
+            lease_owner: null,
+            lease_token: null,
+            lease_expires_at: null,
+            updated_at: now,
+          })
+          .where("run_id", "=", runId)
+          .where("lease_token", "=", token)
+          .where("status", "=", "running")
+          .returning("thread_id"),
+    ),
     cancelAction: new PreparedStatement((db, runId: string) =>
       db.selectFrom("runs").select("cancel_action").where("run_id", "=", runId),
     ),

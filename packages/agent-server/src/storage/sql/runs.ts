@@ -264,6 +264,7 @@ export class SqlRunStore implements RunStore {
     completion: RunCompletion,
     claimFor: ClaimFor | undefined,
   ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
+    if (!this.dialect.rowLocks && !completion.deleteRun) return this.finishRunUnlocked(completion, claimFor);
     const notApplied = { applied: false, next: undefined };
     const owned = await this.q.owned.first(this.db, completion.runId, completion.token);
     if (!owned) return notApplied;
@@ -293,6 +294,35 @@ export class SqlRunStore implements RunStore {
       }
       if (Number(changed) !== 1) return notApplied;
       await refreshThread(trx, owned.thread_id, now, {
+        runErrored: completion.status === "error" || completion.status === "timeout",
+        thread: completion.thread,
+      });
+      return { applied: true, next: claimFor ? await this.claimIn(trx, claimFor) : undefined };
+    });
+  }
+
+  /**
+   * finishRun where the write lock is the whole database's (SQLite): the fenced update alone says
+   * whether this attempt still owns the run and names its thread. No thread lock is needed to order
+   * row locks, and a deleted thread took its runs with it (foreign keys, ON DELETE CASCADE), so the
+   * update finds nothing. Two statements fewer per run than the locking path.
+   */
+  private async finishRunUnlocked(
+    completion: RunCompletion,
+    claimFor: ClaimFor | undefined,
+  ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = new Date().toISOString();
+      const finished = await this.q.finishReturningThread.first(
+        trx,
+        completion.runId,
+        completion.token,
+        completion.status,
+        completion.error ? JSON.stringify(completion.error) : null,
+        now,
+      );
+      if (!finished) return { applied: false, next: undefined };
+      await refreshThread(trx, finished.thread_id, now, {
         runErrored: completion.status === "error" || completion.status === "timeout",
         thread: completion.thread,
       });
