@@ -142,6 +142,36 @@ export function runStatements(dialect: SqlDialect) {
           .where("status", "=", "running")
           .returning("thread_id"),
     ),
+    /**
+     * The thread after a run that finished with nothing next: its values, and `busy` while other
+     * runs of it are pending or running, else `idle`, in one statement (refreshThread counts first).
+     */
+    threadAfterFinishedRun: new PreparedStatement(
+      (db, values: string | null, interrupts: string, now: string, threadId: string, sameThreadId: string) =>
+        db
+          .updateTable("threads")
+          .set((eb) => ({
+            status: eb
+              .case()
+              .when(
+                eb.exists(
+                  eb
+                    .selectFrom("runs")
+                    .select("runs.seq")
+                    .where("runs.thread_id", "=", sameThreadId)
+                    .where("runs.status", "in", ["pending", "running"]),
+                ),
+              )
+              .then("busy")
+              .else("idle")
+              .end(),
+            updated_at: now,
+            values,
+            interrupts,
+            state_updated_at: now,
+          }))
+          .where("thread_id", "=", threadId),
+    ),
     cancelAction: new PreparedStatement((db, runId: string) =>
       db.selectFrom("runs").select("cancel_action").where("run_id", "=", runId),
     ),

@@ -293,10 +293,7 @@ export class SqlRunStore implements RunStore {
         );
       }
       if (Number(changed) !== 1) return notApplied;
-      await refreshThread(trx, owned.thread_id, now, {
-        runErrored: completion.status === "error" || completion.status === "timeout",
-        thread: completion.thread,
-      });
+      await this.threadAfterRun(trx, owned.thread_id, now, completion);
       return { applied: true, next: claimFor ? await this.claimIn(trx, claimFor) : undefined };
     });
   }
@@ -322,12 +319,32 @@ export class SqlRunStore implements RunStore {
         now,
       );
       if (!finished) return { applied: false, next: undefined };
-      await refreshThread(trx, finished.thread_id, now, {
-        runErrored: completion.status === "error" || completion.status === "timeout",
-        thread: completion.thread,
-      });
+      await this.threadAfterRun(trx, finished.thread_id, now, completion);
       return { applied: true, next: claimFor ? await this.claimIn(trx, claimFor) : undefined };
     });
+  }
+
+  /** The thread's status and values once one of its runs ended (the common case in one statement). */
+  private async threadAfterRun(
+    trx: Transaction<AgentServerDb>,
+    threadId: string,
+    now: string,
+    completion: RunCompletion,
+  ): Promise<void> {
+    const runErrored = completion.status === "error" || completion.status === "timeout";
+    const { thread } = completion;
+    if (runErrored || !thread || thread.hasNext) {
+      await refreshThread(trx, threadId, now, { runErrored, thread });
+      return;
+    }
+    await this.q.threadAfterFinishedRun.execute(
+      trx,
+      thread.values === undefined ? null : JSON.stringify(thread.values),
+      JSON.stringify(thread.interrupts),
+      now,
+      threadId,
+      threadId,
+    );
   }
 
   async cancel(
