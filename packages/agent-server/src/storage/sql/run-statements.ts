@@ -142,6 +142,57 @@ export function runStatements(dialect: SqlDialect) {
           .where("status", "=", "running")
           .returning("thread_id"),
     ),
+    /** A new run row (its claim columns null unless it is claimed at creation). */
+    insertRun: new PreparedStatement(
+      (
+        db,
+        runId: string,
+        threadId: string,
+        assistantId: string,
+        createdAt: string,
+        status: string,
+        metadata: string,
+        kwargs: string,
+        strategy: string,
+        attempt: number,
+        availableAt: number,
+        leaseOwner: string | null,
+        leaseToken: string | null,
+        leaseExpiresAt: number | null,
+      ) =>
+        db.insertInto("runs").values({
+          run_id: runId,
+          thread_id: threadId,
+          assistant_id: assistantId,
+          created_at: createdAt,
+          updated_at: createdAt,
+          status,
+          metadata,
+          kwargs,
+          multitask_strategy: strategy,
+          attempt,
+          available_at: availableAt,
+          lease_owner: leaseOwner,
+          lease_token: leaseToken,
+          lease_expires_at: leaseExpiresAt,
+          cancel_action: null,
+          error: null,
+        }),
+    ),
+    /** The thread a new run makes busy; `withConfig`: the run's config becomes the thread's. */
+    threadBusy: new PreparedStatement((db, now: string, metadata: string, threadId: string) =>
+      db
+        .updateTable("threads")
+        .set({ status: "busy", updated_at: now, metadata })
+        .where("thread_id", "=", threadId),
+    ),
+    threadBusyWithConfig: new PreparedStatement(
+      (db, now: string, metadata: string, config: string, threadId: string) =>
+        db
+          .updateTable("threads")
+          .set({ status: "busy", updated_at: now, metadata, config })
+          .where("thread_id", "=", threadId),
+    ),
     /**
      * The thread after a run that finished with nothing next: its values, and `busy` while other
      * runs of it are pending or running, else `idle`, in one statement (refreshThread counts first).

@@ -127,39 +127,32 @@ export class SqlRunStore implements RunStore {
         claimFor && active.length === 0 && run.available_at <= claimFor.nowMs
           ? { ...claimFor, token: randomUUID() }
           : undefined;
-      await trx
-        .insertInto("runs")
-        .values({
-          run_id: record.run_id,
-          thread_id: record.thread_id,
-          assistant_id: record.assistant_id,
-          created_at: record.created_at,
-          updated_at: record.updated_at,
-          status: claim ? "running" : record.status,
-          metadata: JSON.stringify(record.metadata),
-          kwargs: JSON.stringify(record.kwargs),
-          multitask_strategy: record.multitask_strategy,
-          attempt: claim ? 1 : 0,
-          available_at: record.available_at,
-          lease_owner: claim?.owner ?? null,
-          lease_token: claim?.token ?? null,
-          lease_expires_at: claim ? claim.nowMs + claim.leaseMs : null,
-          cancel_action: null,
-          error: null,
-        })
-        .execute();
-      await trx
-        .updateTable("threads")
-        .set({
-          status: "busy",
-          updated_at: now,
-          metadata: JSON.stringify({ ...threadMetadata, ...request.threadMetadata }),
-          ...(request.threadConfig && active.length === 0
-            ? { config: JSON.stringify(request.threadConfig) }
-            : {}),
-        })
-        .where("thread_id", "=", run.thread_id)
-        .execute();
+      await this.q.insertRun.execute(
+        trx,
+        record.run_id,
+        record.thread_id,
+        record.assistant_id,
+        record.created_at,
+        claim ? "running" : record.status,
+        JSON.stringify(record.metadata),
+        JSON.stringify(record.kwargs),
+        record.multitask_strategy,
+        claim ? 1 : 0,
+        record.available_at,
+        claim?.owner ?? null,
+        claim?.token ?? null,
+        claim ? claim.nowMs + claim.leaseMs : null,
+      );
+      const metadata = JSON.stringify({ ...threadMetadata, ...request.threadMetadata });
+      if (request.threadConfig && active.length === 0)
+        await this.q.threadBusyWithConfig.execute(
+          trx,
+          now,
+          metadata,
+          JSON.stringify(request.threadConfig),
+          run.thread_id,
+        );
+      else await this.q.threadBusy.execute(trx, now, metadata, run.thread_id);
       return {
         run: record,
         displaced: decision.displace,
