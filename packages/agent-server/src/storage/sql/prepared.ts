@@ -8,7 +8,8 @@ import {
 } from "kysely";
 import type { AgentServerDb } from "./schema.js";
 
-type Db = Kysely<AgentServerDb> | Transaction<AgentServerDb>;
+/** The store's database or a transaction on it. */
+export type Db = Kysely<AgentServerDb> | Transaction<AgentServerDb>;
 
 /** Stands for the i-th argument while a statement is compiled. */
 class Slot {

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { SqlDialect } from "./dialect.js";
-import { PreparedStatement } from "./prepared.js";
+import { type Db, PreparedStatement } from "./prepared.js";
 
 /**
  * The run store's statements that every run executes (create, claim, complete, join), compiled
@@ -108,39 +108,11 @@ export function runStatements(dialect: SqlDialect) {
         .where("lease_token", "=", token)
         .where("status", "=", "running"),
     ),
-    finish: new PreparedStatement(
-      (db, runId: string, token: string, status: string, error: string | null, now: string) =>
-        db
-          .updateTable("runs")
-          .set({
-            status,
-            error,
-            lease_owner: null,
-            lease_token: null,
-            lease_expires_at: null,
-            updated_at: now,
-          })
-          .where("run_id", "=", runId)
-          .where("lease_token", "=", token)
-          .where("status", "=", "running"),
-    ),
+    finish: new PreparedStatement(finishRunQuery),
     /** `finish` that names the run's thread (SQLite: the completion's only read, see finishRun). */
     finishReturningThread: new PreparedStatement(
       (db, runId: string, token: string, status: string, error: string | null, now: string) =>
-        db
-          .updateTable("runs")
-          .set({
-            status,
-            error,
-            lease_owner: null,
-            lease_token: null,
-            lease_expires_at: null,
-            updated_at: now,
-          })
-          .where("run_id", "=", runId)
-          .where("lease_token", "=", token)
-          .where("status", "=", "running")
-          .returning("thread_id"),
+        finishRunQuery(db, runId, token, status, error, now).returning("thread_id"),
     ),
     /** A new run row (its claim columns null unless it is claimed at creation). */
     insertRun: new PreparedStatement(
@@ -227,4 +199,28 @@ export function runStatements(dialect: SqlDialect) {
       db.selectFrom("runs").select("cancel_action").where("run_id", "=", runId),
     ),
   };
+}
+
+/** A run's end, fenced: only the attempt holding `token` while the run is running changes it. */
+function finishRunQuery(
+  db: Db,
+  runId: string,
+  token: string,
+  status: string,
+  error: string | null,
+  now: string,
+) {
+  return db
+    .updateTable("runs")
+    .set({
+      status,
+      error,
+      lease_owner: null,
+      lease_token: null,
+      lease_expires_at: null,
+      updated_at: now,
+    })
+    .where("run_id", "=", runId)
+    .where("lease_token", "=", token)
+    .where("status", "=", "running");
 }
