@@ -64,6 +64,9 @@ export function threadAndAssistantCases(target: StorageTarget): void {
       const t1 = await storage.threads.get("t1");
       assert.equal(t1?.status, "interrupted");
       assert.deepEqual(t1?.values, { a: 1 });
+      assert.deepEqual(JSON.parse(await storage.threads.valuesJson("t1")), { a: 1 });
+      assert.equal(await storage.threads.valuesJson("t2"), "null", "a thread without values");
+      assert.equal(await storage.threads.valuesJson("missing"), "null");
       assert.equal(await storage.threads.delete("t1"), true);
       assert.equal(await storage.threads.delete("t1"), false);
     });

@@ -181,13 +181,12 @@ export class RunService {
 
   /**
    * Waits for the run to end (woken by the worker's signal, no polling) and returns the thread's
-   * values. `signal` aborts the wait when the client goes away.
+   * values as JSON text ("null" when none). `signal` aborts the wait when the client goes away.
    */
-  async join(threadId: string, runId: string, signal: AbortSignal): Promise<unknown> {
+  async join(threadId: string, runId: string, signal: AbortSignal): Promise<string> {
     if (!(await this.waitUntilOver(threadId, runId, signal)))
       throw new NotFoundError(`Run ${runId} not found`);
-    const thread = await this.deps.threads.get(threadId);
-    return thread?.values ?? null;
+    return this.deps.threads.valuesJson(threadId);
   }
 
   /**

@@ -107,6 +107,11 @@ export interface ThreadStore {
   get(threadId: string): Promise<Thread | undefined>;
   /** The thread's config alone (a run's create reads it); undefined when the thread does not exist. */
   getConfig(threadId: string): Promise<JsonObject | undefined>;
+  /**
+   * The thread's values as the JSON text they are stored as, "null" when it has none or does not
+   * exist (a join's answer, sent as it is).
+   */
+  valuesJson(threadId: string): Promise<string>;
   /** Deletes a thread and (by cascade) its runs; false when it did not exist. */
   delete(threadId: string): Promise<boolean>;
   /** Threads matching every given filter (metadata/values by JSON containment), sorted and paged. */

@@ -43,7 +43,7 @@ export function runRoutes(runs: RunService): FastifyPluginAsyncZod {
         reply.raw.on("close", onClose);
         try {
           const values = await runs.join(request.params.thread_id, request.params.run_id, gone.signal);
-          return reply.type("application/json").send(JSON.stringify(values ?? null));
+          return reply.type("application/json").send(values);
         } finally {
           reply.raw.off("close", onClose);
         }

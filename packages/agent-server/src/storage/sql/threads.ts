@@ -61,6 +61,9 @@ export class SqlThreadStore implements ThreadStore {
   private readonly selectConfig = new PreparedStatement((db, threadId: string) =>
     db.selectFrom("threads").select("config").where("thread_id", "=", threadId),
   );
+  private readonly selectValues = new PreparedStatement((db, threadId: string) =>
+    db.selectFrom("threads").select("values").where("thread_id", "=", threadId),
+  );
 
   /** `POST /threads` is the cheapest hot request: building this insert per call was ~4 % of it. */
   private readonly insertThread = new PreparedStatement((db, ...row: Array<string | null>) =>
@@ -176,6 +179,12 @@ export class SqlThreadStore implements ThreadStore {
   async get(threadId: string): Promise<Thread | undefined> {
     const row = await this.selectThread.first(this.db, threadId);
     return row ? threadFromRow(row) : undefined;
+  }
+
+  async valuesJson(threadId: string): Promise<string> {
+    // Stored as JSON text on both dialects, written by JSON.stringify: parsing it to serialise it
+    // again for the answer gives the same text (tens of µs per run for an agent's message history).
+    return (await this.selectValues.first(this.db, threadId))?.values ?? "null";
   }
 
   async getConfig(threadId: string): Promise<JsonObject | undefined> {
