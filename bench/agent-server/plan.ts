@@ -49,8 +49,9 @@ const UNBOUNDED = Number.MAX_SAFE_INTEGER;
 /**
  * Berth gets counts and the peer gets time boxes: the peer's workers sleep a random 0–1000 ms
  * whenever its queue is empty, so a sequential run there costs about half a second and 40 of them
- * already take ~25 s; its 30 streams per graph take ~15 s more. Totals stay near 5–6 minutes on 2
- * cores for both graphs and the soak (10,000 echo runs, about a minute at Berth's 16-client rate).
+ * already take ~25 s; its 30 streams per graph take ~15 s more. Totals stay near 6–7 minutes on 2
+ * cores for both graphs and the soak (10,000 echo runs, about a minute at Berth's 16-client rate),
+ * 12 s of unmeasured load per server and graph included.
  */
 const FULL: BenchPlan = {
   name: "full",
