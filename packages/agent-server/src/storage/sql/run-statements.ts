@@ -224,3 +224,6 @@ function finishRunQuery(
     .where("lease_token", "=", token)
     .where("status", "=", "running");
 }
+
+/** The compiled statements of one run store. */
+export type RunStatements = ReturnType<typeof runStatements>;

@@ -17,6 +17,7 @@ import type {
 } from "../types.js";
 import { forUpdate, type SqlDialect } from "./dialect.js";
 import { parseJson } from "./json-match.js";
+import { finishRun } from "./run-completion.js";
 import { type RecoverOptions, recoverRuns, releaseRuns } from "./run-recovery.js";
 import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
 import { runStatements } from "./run-statements.js";
@@ -253,90 +254,14 @@ export class SqlRunStore implements RunStore {
     return this.finishRun(completion, this.dialect.rowLocks ? undefined : claimFor);
   }
 
-  private async finishRun(
+  private finishRun(
     completion: RunCompletion,
     claimFor: ClaimFor | undefined,
   ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
-    if (!this.dialect.rowLocks && !completion.deleteRun) return this.finishRunUnlocked(completion, claimFor);
-    const notApplied = { applied: false, next: undefined };
-    const owned = await this.q.owned.first(this.db, completion.runId, completion.token);
-    if (!owned) return notApplied;
-    return this.db.transaction().execute(async (trx) => {
-      if (!(await this.q.threadExists.first(trx, owned.thread_id))) return notApplied;
-      const now = new Date().toISOString();
-      // Fenced: only the attempt holding the token may end the run.
-      const fence = { runId: completion.runId, token: completion.token };
-      let changed: bigint | number;
-      if (completion.deleteRun) {
-        const result = await trx
-          .deleteFrom("runs")
-          .where("run_id", "=", fence.runId)
-          .where("lease_token", "=", fence.token)
-          .where("status", "=", "running")
-          .executeTakeFirst();
-        changed = result.numDeletedRows;
-      } else {
-        changed = await this.q.finish.changes(
-          trx,
-          fence.runId,
-          fence.token,
-          completion.status,
-          completion.error ? JSON.stringify(completion.error) : null,
-          now,
-        );
-      }
-      if (Number(changed) !== 1) return notApplied;
-      await this.threadAfterRun(trx, owned.thread_id, now, completion);
-      return { applied: true, next: claimFor ? await this.claimIn(trx, claimFor) : undefined };
-    });
-  }
-
-  /**
-   * finishRun where the write lock is the whole database's (SQLite): the fenced update alone says
-   * whether this attempt still owns the run and names its thread. No thread lock is needed to order
-   * row locks, and a deleted thread took its runs with it (foreign keys, ON DELETE CASCADE), so the
-   * update finds nothing. Two statements fewer per run than the locking path.
-   */
-  private async finishRunUnlocked(
-    completion: RunCompletion,
-    claimFor: ClaimFor | undefined,
-  ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
-    return this.db.transaction().execute(async (trx) => {
-      const now = new Date().toISOString();
-      const finished = await this.q.finishReturningThread.first(
-        trx,
-        completion.runId,
-        completion.token,
-        completion.status,
-        completion.error ? JSON.stringify(completion.error) : null,
-        now,
-      );
-      if (!finished) return { applied: false, next: undefined };
-      await this.threadAfterRun(trx, finished.thread_id, now, completion);
-      return { applied: true, next: claimFor ? await this.claimIn(trx, claimFor) : undefined };
-    });
-  }
-
-  /** The thread's status and values once one of its runs ended (the common case in one statement). */
-  private async threadAfterRun(
-    trx: Transaction<AgentServerDb>,
-    threadId: string,
-    now: string,
-    completion: RunCompletion,
-  ): Promise<void> {
-    const runErrored = completion.status === "error" || completion.status === "timeout";
-    const { thread } = completion;
-    if (runErrored || !thread || thread.hasNext) {
-      await refreshThread(trx, threadId, now, { runErrored, thread });
-      return;
-    }
-    await this.q.threadAfterFinishedRun.execute(
-      trx,
-      thread.values === undefined ? null : JSON.stringify(thread.values),
-      JSON.stringify(thread.interrupts),
-      now,
-      threadId,
-      threadId,
+    return finishRun(
+      { db: this.db, dialect: this.dialect, q: this.q, claimIn: (trx, next) => this.claimIn(trx, next) },
+      completion,
+      claimFor,
     );
   }
 
