@@ -1,11 +1,9 @@
 // The agent server scaled out (issue 14): 2 API + 2 worker processes of the built CLI on one
 // PostgreSQL and one Redis, driven through the official SDK. Needs DATABASE_URL and REDIS_URL (CI
-// exports both); skips with a notice without them.
+// exports both); skips with a notice without them. Where redis-server is installed the suite runs
+// its own Redis (the outage test stops it), so other files' streams on the shared one are safe.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import fs from "node:fs";
 import { describe, it, test } from "node:test";
-import { promisify } from "node:util";
 import type { Client } from "@langchain/langgraph-sdk";
 import { sleepy, statusOf } from "./helpers.js";
 import {
@@ -18,59 +16,19 @@ import {
   readStream,
   sampleOverlaps,
 } from "./load-helpers.js";
+import { CAN_RUN_PRIVATE_REDIS, type PrivateRedis, REDIS_SERVER } from "./private-redis.js";
 import { SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
 
 const THREADS = 200;
 const RUNS_PER_THREAD = 5;
 
-const run = promisify(execFile);
-
-/** Whether the local Redis answers a PING. */
-async function redisUp(): Promise<boolean> {
-  return run("redis-cli", ["-h", "127.0.0.1", "-p", "6379", "ping"]).then(
-    ({ stdout }) => stdout.trim() === "PONG",
-    () => false,
-  );
-}
-
-/** Starts Redis the way `.ci/run` does, and waits for it. */
-async function startRedis(): Promise<void> {
-  fs.mkdirSync("/var/lib/redis", { recursive: true });
-  fs.mkdirSync("/var/log/redis", { recursive: true });
-  if (!(await redisUp())) {
-    await run("redis-server", [
-      "--daemonize",
-      "yes",
-      "--bind",
-      "127.0.0.1",
-      "-::1",
-      "--port",
-      "6379",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      "/var/lib/redis",
-      "--logfile",
-      "/var/log/redis/ci.log",
-    ]);
-  }
-  for (let i = 0; i < 100 && !(await redisUp()); i++)
-    await new Promise((resolve) => setTimeout(resolve, 100));
-}
-
-/** The outage test stops and restarts the local Redis: only where that is the one the tests use. */
-const CAN_STOP_REDIS =
-  SCALED_SERVICES !== undefined &&
-  /^redis:\/\/(127\.0\.0\.1|localhost):6379\/?$/.test(SCALED_SERVICES.redisUrl) &&
-  fs.existsSync("/usr/bin/redis-server");
-
 if (!SCALED_SERVICES) {
   console.log("# DATABASE_URL or REDIS_URL is not set: the scaled-out agent server tests are skipped.");
   test("scaled-out agent server", { skip: "DATABASE_URL or REDIS_URL is not set" }, () => {});
 } else {
-  const cluster = useScaledCluster({ apis: 2, workers: 2 }, SCALED_SERVICES);
+  // The outage test stops and restarts Redis: the suite runs a Redis of its own for that, since
+  // other test files use the shared one at the same time.
+  const cluster = useScaledCluster({ apis: 2, workers: 2, ownRedis: CAN_RUN_PRIVATE_REDIS }, SCALED_SERVICES);
 
   describe("agent server scaled out: 2 API + 2 worker processes on PostgreSQL + Redis", () => {
     it("1,000 runs over 200 threads created round-robin on both APIs: each once, in order, one at a time per thread", async () => {
@@ -201,7 +159,7 @@ if (!SCALED_SERVICES) {
     });
 
     it("Redis stopped for 15 s under load: every accepted run ends, a stream open meanwhile ends with no gap or duplicate", {
-      skip: CAN_STOP_REDIS ? false : "needs the local Redis (127.0.0.1:6379) and redis-server",
+      skip: CAN_RUN_PRIVATE_REDIS ? false : `needs ${REDIS_SERVER} to run a Redis of its own`,
     }, async () => {
       const [api1, api2] = cluster().clients as [Client, Client];
       const threads = await Promise.all(Array.from({ length: 10 }, () => api1.threads.create()));
@@ -223,17 +181,17 @@ if (!SCALED_SERVICES) {
       });
       const frames = readStream(api2, streamThread.thread_id, streamed.run_id, { lastEventId: "-1" });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await run("redis-cli", ["-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"]).catch(() => {});
+      const redis = cluster().redis as PrivateRedis;
+      await redis.stop();
       try {
-        assert.equal(await redisUp(), false, "Redis is down");
+        assert.equal(await redis.answers(), false, "Redis is down");
         // Accepted meanwhile: PostgreSQL is the source of truth.
         await enqueue(1);
         await enqueue(2);
         await new Promise((resolve) => setTimeout(resolve, 15_000));
       } finally {
-        await startRedis();
+        await redis.start();
       }
-      assert.equal(await redisUp(), true);
       await mapLimit(runs, 10, ({ thread, run: runId }, i) => (i % 2 ? api1 : api2).runs.join(thread, runId));
       for (const { thread, run: runId } of runs)
         assert.equal((await api2.runs.get(thread, runId)).status, "success", `run ${runId}`);

@@ -1,6 +1,6 @@
 // A scaled-out agent server for tests: API and worker processes of the built CLI (`berth serve`)
 // on the PostgreSQL and Redis CI exports (DATABASE_URL, REDIS_URL), each cluster in a fresh schema
-// and under a fresh Redis key prefix.
+// and under a fresh Redis key prefix (or on a Redis of its own, for a test that stops Redis).
 import { randomBytes } from "node:crypto";
 import { after, before } from "node:test";
 import { type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
@@ -8,6 +8,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { FIXTURE_CONFIG } from "./helpers.js";
+import { PrivateRedis } from "./private-redis.js";
 
 /** PostgreSQL and Redis URLs, or undefined (the scaled-out tests then skip with a notice). */
 export const SCALED_SERVICES =
@@ -22,6 +23,8 @@ export interface ScaledCluster {
   /** An SDK client per API process. */
   clients: Client[];
   schema: string;
+  /** The cluster's own Redis, when it was asked for one. */
+  redis: PrivateRedis | undefined;
   /** Starts one more process of `role` in the cluster. */
   start(role: "api" | "worker"): Promise<SpawnedServer>;
   /** Runs SQL in the cluster's schema (inspection from tests). */
@@ -38,16 +41,17 @@ export function useScaledCluster(
     workers: number;
     /** Extra environment; a function is called (and awaited) just before the processes start. */
     env?: Record<string, string> | (() => Promise<Record<string, string>>);
+    /** Runs a Redis of the cluster's own instead of the shared one (tests that stop Redis). */
+    ownRedis?: boolean;
   },
   services: NonNullable<typeof SCALED_SERVICES>,
 ): () => ScaledCluster {
   const schema = `as_e2e_${randomBytes(5).toString("hex")}`;
   const prefix = `berth-test-${randomBytes(5).toString("hex")}:`;
-  const env = {
+  const env: Record<string, string> = {
     DATABASE_URI: services.databaseUrl,
     BERTH_DATABASE_SCHEMA: schema,
     BERTH_DATABASE_POOL_SIZE: "8",
-    REDIS_URI: services.redisUrl,
     REDIS_KEY_PREFIX: prefix,
     BERTH_LEASE_MS: "3000",
     BERTH_HEARTBEAT_MS: "500",
@@ -69,7 +73,10 @@ export function useScaledCluster(
     processes.push(server);
     return server;
   };
+  const ownRedis = options.ownRedis ? new PrivateRedis() : undefined;
   before(async () => {
+    await ownRedis?.start();
+    env.REDIS_URI = ownRedis?.url ?? services.redisUrl;
     Object.assign(env, typeof options.env === "function" ? await options.env() : options.env);
     // The first process creates the schema; the others start once it is there.
     const first = await start("api");
@@ -83,6 +90,7 @@ export function useScaledCluster(
       workers: rest.slice(options.apis - 1),
       clients: apis.map((api) => new Client({ apiUrl: api.url })),
       schema,
+      redis: ownRedis,
       start,
       async query<T>(text: string, values: unknown[] = []) {
         const client = await pool.connect();
@@ -99,6 +107,10 @@ export function useScaledCluster(
     await Promise.all(processes.map((p) => p.stop("SIGKILL")));
     await pool.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
     await pool.end();
+    if (ownRedis) {
+      await ownRedis.dispose();
+      return;
+    }
     const redis = new Redis(services.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {
       await redis.connect();
