@@ -1,9 +1,13 @@
 // The pure parts of workspace isolation: the sandbox's mounts and how a command is launched.
 import assert from "node:assert/strict";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { sandboxArgs, WorkspaceIsolation } from "../src/runtime/local/isolation.js";
 
 const identity = { uid: 200001, gid: 200001, home: "/srv/berth/workspaces/200001/home" };
+const userWorkspace = { identity, home: identity.home };
+/** A workspace sandboxed without a user of its own: the operator's uid, a private HOME. */
+const privateHome = "/srv/berth/workspaces/tenant-0123456789abcdef0123456789abcdef/home";
 const mounts = {
   writable: ["/srv/berth/deployments/d/data"],
   readable: ["/srv/berth/deployments/d/builds/k"],
@@ -12,7 +16,7 @@ const mounts = {
 
 describe("sandboxArgs", () => {
   it("hides the data directory, then puts back only the deployment's own directories", () => {
-    const args = sandboxArgs("/srv/berth", identity, mounts);
+    const args = sandboxArgs("/srv/berth", identity.home, mounts);
     const at = (flag: string, value: string) => args.findIndex((a, i) => a === flag && args[i + 1] === value);
     assert.ok(at("--ro-bind", "/") >= 0, "the system is read-only");
     assert.ok(at("--tmpfs", "/srv/berth") >= 0, "the data directory is an empty tmpfs");
@@ -32,8 +36,21 @@ describe("sandboxArgs", () => {
     );
   });
 
+  it("binds a private HOME writable, under the data directory's tmpfs, with reachable mount points", () => {
+    const args = sandboxArgs("/srv/berth", privateHome, mounts);
+    const at = (flag: string, value: string) => args.findIndex((a, i) => a === flag && args[i + 1] === value);
+    assert.ok(at("--bind", privateHome) > at("--tmpfs", "/srv/berth"));
+    assert.equal(args[at("--bind", privateHome) + 2], privateHome);
+    for (const dir of ["/srv/berth/workspaces", path.dirname(privateHome)]) {
+      const made = args.findIndex((a, i) => a === "--dir" && args[i + 1] === dir);
+      assert.ok(made > 0 && args[made - 2] === "--perms" && args[made - 1] === "0755", dir);
+    }
+    const none = sandboxArgs("/srv/berth", null, mounts);
+    assert.ok(!none.some((a) => a.includes("/workspaces")), "no HOME: nothing of workspaces/ mounted");
+  });
+
   it("puts Berth's own install back when the private /tmp would hide it", () => {
-    const args = sandboxArgs("/tmp/ci/data", identity, mounts, ["/tmp/ci/berth", "/usr/lib/berth"]);
+    const args = sandboxArgs("/tmp/ci/data", identity.home, mounts, ["/tmp/ci/berth", "/usr/lib/berth"]);
     const at = (flag: string, value: string) => args.findIndex((a, i) => a === flag && args[i + 1] === value);
     assert.ok(at("--ro-bind", "/tmp/ci/berth") > at("--tmpfs", "/tmp"), "after the private /tmp");
     assert.ok(at("--ro-bind", "/tmp/ci/berth") < at("--tmpfs", "/tmp/ci/data"), "under the data dir's tmpfs");
@@ -50,7 +67,7 @@ describe("WorkspaceIsolation.launch", () => {
       bwrapPath: "/usr/bin/bwrap",
       setprivPath: "/usr/bin/setpriv",
     });
-    const plan = iso.launch("/bin/sh", ["-c", "npm ci"], identity, { ...mounts, cwd: "/x" });
+    const plan = iso.launch("/bin/sh", ["-c", "npm ci"], userWorkspace, { ...mounts, cwd: "/x" });
     assert.equal(plan.command, "/usr/bin/bwrap");
     assert.equal(plan.uid, undefined, "bwrap itself runs as the control plane's user");
     const dash = plan.args.indexOf("--");
@@ -66,6 +83,25 @@ describe("WorkspaceIsolation.launch", () => {
     ]);
     assert.deepEqual(plan.args.slice(dash - 2, dash), ["--chdir", "/x"]);
   });
+  it("sandboxed without a workspace user: the operator's uid, the private HOME bound and named", () => {
+    const iso = new WorkspaceIsolation({
+      ...options,
+      workspaceUsers: false,
+      bwrapPath: "/usr/bin/bwrap",
+      setprivPath: null,
+    });
+    const workspace = { identity: null, home: privateHome };
+    const plan = iso.launch("/bin/sh", ["-c", "npm ci"], workspace, { ...mounts, cwd: "/x" });
+    assert.equal(plan.command, "/usr/bin/bwrap");
+    assert.equal(plan.uid, undefined);
+    assert.ok(plan.args.some((a, i) => a === "--bind" && plan.args[i + 1] === privateHome));
+    assert.deepEqual(plan.args.slice(plan.args.indexOf("--") + 1), ["/bin/sh", "-c", "npm ci"]);
+    assert.deepEqual(iso.environment(workspace), {
+      TMPDIR: "/tmp",
+      HOME: privateHome,
+      npm_config_cache: `${privateHome}/.npm`,
+    });
+  });
   it("runs as the workspace user without a sandbox, and as is without either", () => {
     const users = new WorkspaceIsolation({
       ...options,
@@ -73,7 +109,7 @@ describe("WorkspaceIsolation.launch", () => {
       bwrapPath: null,
       setprivPath: null,
     });
-    assert.deepEqual(users.launch("node", ["a"], identity, { ...mounts, cwd: "/x" }), {
+    assert.deepEqual(users.launch("node", ["a"], userWorkspace, { ...mounts, cwd: "/x" }), {
       command: "node",
       args: ["a"],
       uid: 200001,
@@ -85,12 +121,12 @@ describe("WorkspaceIsolation.launch", () => {
       bwrapPath: null,
       setprivPath: null,
     });
-    assert.deepEqual(none.launch("node", ["a"], null, { ...mounts, cwd: "/x" }), {
+    assert.deepEqual(none.launch("node", ["a"], { identity: null, home: null }, { ...mounts, cwd: "/x" }), {
       command: "node",
       args: ["a"],
     });
-    assert.deepEqual(none.environment(null), {});
-    assert.equal(users.environment(identity).HOME, identity.home);
-    assert.equal(users.environment(identity).npm_config_cache, `${identity.home}/.npm`);
+    assert.deepEqual(none.environment({ identity: null, home: null }), {});
+    assert.equal(users.environment(userWorkspace).HOME, identity.home);
+    assert.equal(users.environment(userWorkspace).npm_config_cache, `${identity.home}/.npm`);
   });
 });

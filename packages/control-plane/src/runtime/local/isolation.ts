@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { DeploymentLayout } from "./layout.js";
+import { copyNpmCache, type SeedCopy, seedNpmCache } from "./npm-cache-seed.js";
 
 /** The OS identity a workspace's builds and agent servers run as. */
 export interface WorkspaceIdentity {
@@ -9,6 +11,17 @@ export interface WorkspaceIdentity {
   gid: number;
   /** The workspace's own HOME (npm cache, tool state), owned by `uid`, mode 0700. */
   home: string;
+}
+
+/** A workspace as its processes see it: the user they run as and the HOME they write to. */
+export interface Workspace {
+  /** Its OS user, or null: its processes run as the control plane's user. */
+  identity: WorkspaceIdentity | null;
+  /**
+   * Its own HOME, bound writable into the sandbox (the identity's, or a private one when sandboxed
+   * without workspace users), or null without either: then it shares the operator's HOME.
+   */
+  home: string | null;
 }
 
 /** What a sandboxed process may see beside the read-only system. */
@@ -61,6 +74,8 @@ export interface IsolationOptions {
 export class WorkspaceIsolation {
   readonly #usersFile: string;
   readonly #workspacesDir: string;
+  /** Seeds of private HOMEs under way, by workspace directory: concurrent builds share one. */
+  readonly #seeding = new Map<string, Promise<SeedCopy | null>>();
 
   constructor(private readonly options: IsolationOptions) {
     this.#usersFile = path.join(options.dataDir, "workspace-users.json");
@@ -81,7 +96,7 @@ export class WorkspaceIsolation {
   /**
    * Makes the data directory traversable but not listable by workspace users (they must reach
    * their own deployment's directory), and the database and secrets key readable by the control
-   * plane only.
+   * plane only. Without workspace users nobody but the control plane passes through `workspaces`.
    */
   protectDataDir(): void {
     const dir = this.options.dataDir;
@@ -89,9 +104,15 @@ export class WorkspaceIsolation {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isFile()) fs.chmodSync(full, 0o600);
-      else if (entry.isDirectory())
-        fs.chmodSync(full, entry.name === "deployments" || entry.name === "workspaces" ? 0o711 : 0o700);
+      else if (entry.isDirectory()) fs.chmodSync(full, this.#dirMode(entry.name));
     }
+  }
+
+  /** The mode protectDataDir gives a directory at the top of the data directory. */
+  #dirMode(name: string): number {
+    if (name === "deployments") return 0o711;
+    if (name === "workspaces") return this.options.workspaceUsers ? 0o711 : 0o700;
+    return 0o700;
   }
 
   /**
@@ -141,6 +162,60 @@ export class WorkspaceIsolation {
   }
 
   /**
+   * The workspace's user (if any) and HOME. Sandboxed without workspace users, it gets a private
+   * HOME all the same (created on first use; its npm cache is seeded by seedHome): the sandbox
+   * shows the operator's HOME and npm cache read-only, and npm must write its cache.
+   */
+  workspace(tenantId: string): Workspace {
+    const identity = this.identity(tenantId);
+    if (identity) return { identity, home: identity.home };
+    if (!this.sandboxed) return { identity: null, home: null };
+    const { home } = this.#privateHome(tenantId);
+    return { identity: null, home };
+  }
+
+  /**
+   * Seeds the private HOME of a workspace sandboxed without a user with the operator's npm cache,
+   * once, before its first commands run (installs then work offline as with workspace users).
+   * What was copied, or null when there was nothing to do (already seeded, another mode, no cache).
+   */
+  seedHome(tenantId: string): Promise<SeedCopy | null> {
+    const seed = this.options.npmCacheSeed;
+    if (this.options.workspaceUsers || !this.sandboxed || !seed) return Promise.resolve(null);
+    const { root, home } = this.#privateHome(tenantId);
+    const marker = path.join(root, ".seeded");
+    if (fs.existsSync(marker)) return Promise.resolve(null);
+    let seeding = this.#seeding.get(root);
+    if (!seeding) {
+      seeding = copyNpmCache(seed, root, path.join(home, ".npm"))
+        .then((copied) => {
+          fs.writeFileSync(marker, "");
+          return copied;
+        })
+        .finally(() => this.#seeding.delete(root));
+      this.#seeding.set(root, seeding);
+    }
+    return seeding;
+  }
+
+  /**
+   * `workspaces/tenant-<hash>/home` (0700, like everything of the control plane's there): named by
+   * a hash of the tenant id, so no id can name a path of its own, and apart from the uid-named
+   * directories of workspace users.
+   */
+  #privateHome(tenantId: string): { root: string; home: string } {
+    const hash = createHash("sha256").update(tenantId).digest("hex").slice(0, 32);
+    const root = path.join(this.#workspacesDir, `tenant-${hash}`);
+    const home = path.join(root, "home");
+    if (!fs.existsSync(home)) {
+      fs.mkdirSync(this.#workspacesDir, { recursive: true, mode: this.#dirMode("workspaces") });
+      fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+      fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    }
+    return { root, home };
+  }
+
+  /**
    * Hands a directory tree to the workspace (lchown, never following links). With `keepLinked`,
    * files with more than one link are left alone: the seeded npm cache's content, shared read-only.
    */
@@ -177,24 +252,25 @@ export class WorkspaceIsolation {
   }
 
   /** The variables that point tools at the workspace's own HOME, cache and temporary directory. */
-  environment(identity: WorkspaceIdentity | null): Record<string, string> {
+  environment(workspace: Workspace): Record<string, string> {
     const vars: Record<string, string> = this.sandboxed ? { TMPDIR: "/tmp" } : {};
-    if (!identity) return vars;
-    return { ...vars, HOME: identity.home, npm_config_cache: path.join(identity.home, ".npm") };
+    if (!workspace.home) return vars;
+    return { ...vars, HOME: workspace.home, npm_config_cache: path.join(workspace.home, ".npm") };
   }
 
   /** How to start `command args` for the workspace: as its user, inside the sandbox. */
   launch(
     command: string,
     args: string[],
-    identity: WorkspaceIdentity | null,
+    workspace: Workspace,
     mounts: SandboxMounts & { cwd: string },
   ): LaunchPlan {
+    const { identity } = workspace;
     const user = identity ? { uid: identity.uid, gid: identity.gid } : {};
     const { bwrapPath: bwrap, setprivPath: setpriv } = this.options;
     if (!bwrap) return { command, args, ...user };
     const sandbox = [
-      ...sandboxArgs(this.options.dataDir, identity, mounts, this.options.berthFiles),
+      ...sandboxArgs(this.options.dataDir, workspace.home, mounts, this.options.berthFiles),
       "--chdir",
       mounts.cwd,
       "--",
@@ -228,11 +304,12 @@ export class WorkspaceIsolation {
 
 /**
  * bubblewrap arguments: the system read-only, a private /tmp and /dev, the control plane's data
- * directory replaced by an empty tmpfs, then only this workspace's own directories put back.
+ * directory replaced by an empty tmpfs, then only this workspace's own directories (and its HOME,
+ * when it has one of its own) put back.
  */
 export function sandboxArgs(
   dataDir: string,
-  identity: WorkspaceIdentity | null,
+  home: string | null,
   mounts: SandboxMounts,
   berthFiles: readonly string[] = [],
 ): string[] {
@@ -256,7 +333,7 @@ export function sandboxArgs(
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (mounts.dieWithParent) args.push("--die-with-parent");
   args.push("--tmpfs", dataDir);
-  const writable = identity ? [...mounts.writable, identity.home] : mounts.writable;
+  const writable = home ? [...mounts.writable, home] : mounts.writable;
   // bubblewrap would create the directories leading to a mount point with mode 0700 (root's), out
   // of the workspace user's reach: they are made 0755 first (they hold nothing but the mounts).
   const made = new Set<string>();
@@ -293,43 +370,4 @@ export function findProgram(name: string, pathVariable: string | undefined): str
     }
   }
   return null;
-}
-
-/**
- * Starts a workspace's npm cache with the operator's: index entries are copied (npm appends to
- * them), content files are hard-linked where possible (immutable, addressed by hash, left owned by
- * the operator so a workspace cannot alter what another one reads).
- */
-function seedNpmCache(from: string, to: string, identity: WorkspaceIdentity): void {
-  const source = path.join(from, "_cacache");
-  if (!fs.existsSync(source)) return;
-  const walk = (rel: string) => {
-    const src = path.join(source, rel);
-    const dest = path.join(to, "_cacache", rel);
-    fs.mkdirSync(dest, { recursive: true });
-    for (const entry of fs.readdirSync(src, { withFileTypes: true })) {
-      const childRel = path.join(rel, entry.name);
-      if (entry.isDirectory()) {
-        if (rel === "" && entry.name === "tmp") continue;
-        walk(childRel);
-      } else if (entry.isFile()) {
-        const target = path.join(to, "_cacache", childRel);
-        if (childRel.startsWith(`content-v2${path.sep}`)) {
-          try {
-            fs.linkSync(path.join(source, childRel), target);
-            continue;
-          } catch {
-            // another file system: copy instead
-          }
-        }
-        fs.copyFileSync(path.join(source, childRel), target);
-        fs.lchownSync(target, identity.uid, identity.gid);
-      }
-    }
-  };
-  try {
-    walk("");
-  } catch {
-    // A partial seed only means more packages come from the registry.
-  }
 }

@@ -20,8 +20,8 @@ export function planRevisionAgent(
   token: string,
 ): AgentProcessPlan {
   const { isolation } = options;
-  const identity = isolation.identity(job.deployment.tenant_id);
-  isolation.prepare(layout, identity);
+  const workspace = isolation.workspace(job.deployment.tenant_id);
+  isolation.prepare(layout, workspace.identity);
   const plan = planAgentProcess({
     agentCommand: options.agentCommand,
     graphConfigPath,
@@ -34,7 +34,7 @@ export function planRevisionAgent(
         job.revision,
         options.agentSettings?.(job.deployment) ?? null,
       ),
-      ...isolation.environment(identity),
+      ...isolation.environment(workspace),
     },
     logFile: path.join(layout.logs, `${job.revision.id}.log`),
     token,
@@ -43,7 +43,7 @@ export function planRevisionAgent(
     redis: options.redis?.current(job.deployment.id) ?? null,
     drainGraceMs: options.drainGraceMs,
   });
-  const launched = isolation.launch(plan.command, plan.args, identity, {
+  const launched = isolation.launch(plan.command, plan.args, workspace, {
     writable: [layout.data],
     readable: [buildRoot(layout, graphConfigPath) ?? layout.builds],
     dieWithParent: false,
