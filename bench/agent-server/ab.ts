@@ -4,6 +4,7 @@
 // (/proc utime+stime of the server) and p50, median and best of the rounds.
 // node --import tsx bench/agent-server/ab.ts --cli base=/path/to/other/tree/packages/cli/bin/berth.js,new=packages/cli/bin/berth.js
 // AB_ARGS_<label>="--max-semi-space-size=64" adds node flags to one build.
+// --cli bare=bench/agent-server/bare-server.ts adds the bare server (see that file) to the rotation.
 // Optional: --graph echo|agent (default echo), --client http|sdk (default http), --workers N (default 1), --rounds 3 --seconds 6 --clients 16,64 --seq 150 --prof DIR (node --cpu-prof per server).
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -50,6 +51,8 @@ interface Srv {
 async function start(label: string, cli: string): Promise<Srv> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-cost-"));
   const nodeArgs = [
+    // A TypeScript entry (bare-server.ts, the least any server spends per run) runs under tsx.
+    ...(cli.endsWith(".ts") ? ["--import", "tsx"] : []),
     ...(prof ? ["--cpu-prof", `--cpu-prof-dir=${prof}/${label}`] : []),
     ...(process.env.SRV_IMPORT ? ["--import", process.env.SRV_IMPORT] : []),
     // AB_ARGS_<label>="--flag ..." gives one build extra node flags (a V8 setting A/B on the same tree).

@@ -9,6 +9,7 @@ import { buildApp } from "./app.js";
 import { loadCustomAuth } from "./auth/load.js";
 import type { AgentServerConfig } from "./config.js";
 import { EventLoopTurns } from "./execution/event-loop-turns.js";
+import { poolRandomValues } from "./execution/random-pool.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
 import { GraphSchemaReader } from "./graphs/schemas.js";
@@ -64,6 +65,8 @@ export async function startAgentServer(
   if (config.heapGrowingPercent > 0) {
     v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   }
+  // Graph libraries draw a UUID per runnable through crypto.getRandomValues (execution/random-pool.ts).
+  const unpoolRandomValues = poolRandomValues();
   const project = readGraphProject(config.graphConfigPath);
   // Keys Berth does not act on are said out loud rather than silently ignored (issue 10).
   for (const warning of projectWarnings(project, process.versions.node)) logger.warn(warning);
@@ -87,6 +90,7 @@ export async function startAgentServer(
     () => infrastructure.close(),
     unregisterTsx,
     unregisterTsxCjs,
+    unpoolRandomValues,
   ];
   const executesRuns = config.role !== "api";
   try {
