@@ -109,6 +109,16 @@ async function start(label: string, cli: string): Promise<Srv> {
 }
 
 const servers: Srv[] = [];
+// The servers run detached (their own process groups): a bench that fails must not leave them behind.
+process.once("exit", () => {
+  for (const s of servers) {
+    try {
+      process.kill(-s.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
 for (const [label, cli] of clis) servers.push(await start(label, cli));
 // --warm-seconds S: each build's warm-up under 64 clients before the rounds (default 10).
 const warmSeconds = Number(flag("--warm-seconds") ?? "10");
