@@ -16,6 +16,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
     .description("Berth: deploy and run LangGraph agents on your own machines.")
     .version(CLI_VERSION)
     .showHelpAfterError()
+    // A subcommand's options are its own (`listener` and `listener install` share names).
+    .enablePositionalOptions()
     .configureHelp({ sortSubcommands: true });
   registerBuildCommand(program);
   registerDeployCommand(program);

@@ -11,6 +11,15 @@ export interface ListenerConfig {
   readonly kube: KubeAccess;
   /** Poll interval; null: the control plane's (poll_interval_seconds). */
   readonly pollMs: number | null;
+  /**
+   * The Lease that makes one of several replicas of this listener the only one acting; null:
+   * no election (`--no-leader-elect`, for a single replica).
+   */
+  readonly leaderElection: {
+    readonly namespace: string;
+    readonly name: string;
+    readonly leaseDurationMs: number;
+  } | null;
 }
 
 /** Raw inputs: flags (split by commander) and the environment. */
@@ -22,7 +31,13 @@ export interface ListenerConfigInput {
     kubeconfig?: string | undefined;
     inCluster?: boolean | undefined;
     pollInterval?: string | undefined;
+    /** false with --no-leader-elect. */
+    leaderElect?: boolean | undefined;
+    leaseNamespace?: string | undefined;
+    leaseDuration?: string | undefined;
   };
+  /** The namespace of the listener's own pod (the service account's namespace file), when in one. */
+  podNamespace?: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
 }
 
@@ -66,6 +81,30 @@ export function parseListenerConfig(input: ListenerConfigInput): ListenerConfig 
     }
     pollMs = Math.round(seconds * 1000);
   }
+  let leaderElection: ListenerConfig["leaderElection"] = null;
+  if (flags.leaderElect !== false) {
+    // The Lease lives beside the listener's pod, else in the first namespace it serves (a
+    // listener of every namespace may write anywhere: `default`).
+    const namespace =
+      flags.leaseNamespace ??
+      env.BERTH_LEASE_NAMESPACE ??
+      env.POD_NAMESPACE ??
+      input.podNamespace ??
+      namespaces[0] ??
+      "default";
+    if (!DNS_LABEL.test(namespace) || namespace.length > 63)
+      throw new Error(`Invalid lease namespace: ${namespace}`);
+    const seconds = Number(flags.leaseDuration ?? env.BERTH_LEASE_DURATION_SECS ?? 15);
+    if (!Number.isFinite(seconds) || seconds < 2 || seconds > 600) {
+      throw new Error(`Invalid --lease-duration: ${flags.leaseDuration} (seconds, 2 to 600)`);
+    }
+    leaderElection = Object.freeze({
+      namespace,
+      // One Lease per listener id: replicas of one listener elect; other listeners are unaffected.
+      name: `berth-listener-${listenerId.toLowerCase()}`,
+      leaseDurationMs: Math.round(seconds * 1000),
+    });
+  }
   return Object.freeze({
     controlPlaneUrl: controlPlaneUrl.replace(/\/+$/, ""),
     listenerId: listenerId.toLowerCase(),
@@ -73,5 +112,6 @@ export function parseListenerConfig(input: ListenerConfigInput): ListenerConfig 
     namespaces: Object.freeze([...new Set(namespaces)]),
     kube,
     pollMs,
+    leaderElection,
   });
 }

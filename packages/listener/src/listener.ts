@@ -1,3 +1,4 @@
+import type { LeaderElector } from "./leader-election.js";
 import { Reconciler } from "./reconciler.js";
 import type { ClusterPort, ControlPlanePort, ListenerLogger } from "./types.js";
 
@@ -16,12 +17,15 @@ export interface ListenerParts {
   logger: ListenerLogger;
   /** Poll interval; null: the control plane's. */
   pollMs: number | null;
+  /** With several replicas of one listener: only the holder of the Lease polls and applies. */
+  leader?: Pick<LeaderElector, "leading" | "start" | "stop">;
 }
 
 /**
  * Polls the control plane and reconciles the cluster, pass after pass. A failed poll (control
  * plane unreachable) is logged and retried with a growing pause, up to a minute; the cluster is
- * left as it is meanwhile.
+ * left as it is meanwhile. With a leader elector, a listener that does not hold the lease stands by
+ * (neither polls nor touches the cluster) until it does.
  */
 export function startListener(parts: ListenerParts): RunningListener {
   const reconciler = new Reconciler(
@@ -31,10 +35,15 @@ export function startListener(parts: ListenerParts): RunningListener {
     parts.logger,
   );
   const controller = new AbortController();
+  parts.leader?.start();
   const loop = (async () => {
     let failures = 0;
     let interval = parts.pollMs ?? 5000;
     while (!controller.signal.aborted) {
+      if (parts.leader && !parts.leader.leading) {
+        await sleep(Math.min(interval, 1000), controller.signal);
+        continue;
+      }
       try {
         const state = await parts.controlPlane.desiredState();
         interval = parts.pollMs ?? state.poll_interval_seconds * 1000;
@@ -56,6 +65,7 @@ export function startListener(parts: ListenerParts): RunningListener {
     async stop() {
       controller.abort();
       await loop;
+      await parts.leader?.stop();
     },
   };
 }

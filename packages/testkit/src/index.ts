@@ -7,6 +7,14 @@ export {
   startKubeSimulator,
 } from "./kube/server.js";
 export type { KubeJson } from "./kube/store.js";
+export { type KubeBinaries, kubeBinaries } from "./kube-cluster/binaries.js";
+export {
+  isSkip,
+  type KubeCluster,
+  type KubeClusterOptions,
+  type KubeObjectJson,
+  startKubeCluster,
+} from "./kube-cluster/cluster.js";
 export { repoRoot } from "./paths.js";
 export { listeningUrl, type SpawnedServer, spawnBerth } from "./spawn.js";
 export { makeTarGz, packDirectory, type RawEntry } from "./tarball.js";

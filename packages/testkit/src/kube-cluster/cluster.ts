@@ -1,0 +1,375 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import https from "node:https";
+import net from "node:net";
+import path from "node:path";
+import { repoRoot } from "../paths.js";
+import { kubeBinaries } from "./binaries.js";
+import { kubeconfigYaml, makeCredentials } from "./certs.js";
+
+/** A Kubernetes object as kubectl prints it. */
+export type KubeObjectJson = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+    ownerReferences?: Array<{ kind: string; name: string }>;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  [field: string]: unknown;
+};
+
+/** What a test chooses about the cluster it starts. */
+export interface KubeClusterOptions {
+  /** Namespaces to create once the API answers. */
+  namespaces?: string[];
+  /** Pod Security Standard enforced on those namespaces (`pod-security.kubernetes.io/enforce`). */
+  podSecurity?: "privileged" | "baseline" | "restricted";
+  /** Nodes kwok runs (default 1). */
+  nodes?: number;
+  /** Kept after stop (for looking at the components' logs); default: removed. */
+  keepDir?: boolean;
+}
+
+/** A running test control plane: etcd, kube-apiserver, kube-controller-manager and kwok. */
+export interface KubeCluster {
+  /** https://127.0.0.1:<port> */
+  server: string;
+  /** A kubeconfig file for the admin (system:masters, bearer token). */
+  kubeconfig: string;
+  /** The admin's bearer token. */
+  token: string;
+  /** Where the programs are (kubectl included). */
+  binDir: string;
+  /** The temporary directory holding certificates, data and the components' logs. */
+  dir: string;
+  /** Runs kubectl as the admin (or with `kubeconfig`); never throws for a non-zero exit. */
+  kubectl(
+    args: string[],
+    options?: { input?: string; kubeconfig?: string },
+  ): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** One object, or undefined when it does not exist. */
+  get(kind: string, namespace: string | undefined, name: string): Promise<KubeObjectJson | undefined>;
+  /** Objects of a kind in a namespace (undefined: all), optionally by label selector. */
+  list(kind: string, namespace: string | undefined, selector?: string): Promise<KubeObjectJson[]>;
+  /** Applies YAML or JSON manifests (server-side, as the admin). Throws with kubectl's message. */
+  apply(manifest: string): Promise<void>;
+  /** A kubeconfig file for another identity (e.g. a service account's token) on this cluster. */
+  writeKubeconfig(token: string, file: string): string;
+  /** The last lines each component logged (for a failing test's message). */
+  logs(lines?: number): string;
+  /** Stops every component (SIGTERM, then SIGKILL) by PID and removes the directory. */
+  stop(): Promise<void>;
+}
+
+const KWOK_STAGES = path.join(repoRoot, "packages/testkit/kube/kwok-stages.yaml");
+const SERVICE_CIDR = "10.96.0.0/16";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, detail: () => string) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms\n${detail()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function httpsOk(url: string, ca: Buffer, token: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = https.get(
+      url,
+      { ca, headers: { authorization: `Bearer ${token}` }, timeout: 5_000 },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      },
+    );
+    req.on("error", () => resolve(false));
+    req.on("timeout", () => req.destroy());
+  });
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  return res.ok;
+}
+
+function tail(file: string, lines: number): string {
+  try {
+    return fs.readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
+
+/**
+ * Starts a real Kubernetes control plane on loopback ports for a test: etcd, kube-apiserver
+ * (RBAC, the default admission plugins, Pod Security admission), kube-controller-manager (the
+ * Deployment, ReplicaSet, StatefulSet, garbage-collector, service-account and namespace
+ * controllers, among all its defaults), kube-scheduler, and kwok (nodes, volumes that its own
+ * stages provision, and pods that reach Running and Ready, or
+ * fail as their images' names say: see packages/testkit/kube/kwok-stages.yaml). No container
+ * runtime: images are never pulled and no process of a pod runs.
+ *
+ * Returns `{ skip }` when the programs cannot be built here (no Go toolchain).
+ */
+export async function startKubeCluster(
+  options: KubeClusterOptions = {},
+): Promise<KubeCluster | { skip: string }> {
+  const binaries = kubeBinaries();
+  if (!binaries.ok) return { skip: binaries.reason };
+  const bin = (name: string) => path.join(binaries.binDir, name);
+  const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "berth-kube-"));
+  const children: Array<{ name: string; child: ChildProcess; log: string }> = [];
+  const logOf = (name: string) => path.join(dir, `${name}.log`);
+  const start = (name: string, args: string[]) => {
+    const fd = fs.openSync(logOf(name), "a");
+    const child = spawn(bin(name), args, { stdio: ["ignore", fd, fd], cwd: dir });
+    fs.closeSync(fd);
+    children.push({ name, child, log: logOf(name) });
+    return child;
+  };
+  const logs = (lines = 15) =>
+    children.map((c) => `--- ${c.name} (exit ${c.child.exitCode ?? "-"}):\n${tail(c.log, lines)}`).join("\n");
+  // A test process that dies must not leave the components running: they hold ports and files.
+  const killAll = () => {
+    for (const { child } of children) if (child.exitCode === null) child.kill("SIGKILL");
+  };
+  process.once("exit", killAll);
+
+  const stop = async () => {
+    process.removeListener("exit", killAll);
+    for (const { child } of [...children].reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (!options.keepDir) fs.rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const creds = await makeCredentials(dir);
+    const ca = fs.readFileSync(creds.caCert);
+    const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const etcdUrl = `http://127.0.0.1:${etcdClient}`;
+    const peerUrl = `http://127.0.0.1:${etcdPeer}`;
+    start("etcd", [
+      "--name=default",
+      `--data-dir=${path.join(dir, "etcd")}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=default=${peerUrl}`,
+      // Test data: losing it on a power cut is fine, and fsync on a loaded disk is slow.
+      "--unsafe-no-fsync",
+      "--log-level=warn",
+    ]);
+    await until("etcd answers /health", () => httpOk(`${etcdUrl}/health`), 60_000, logs);
+
+    const server = `https://127.0.0.1:${apiPort}`;
+    start("kube-apiserver", [
+      `--etcd-servers=${etcdUrl}`,
+      "--bind-address=127.0.0.1",
+      "--advertise-address=127.0.0.1",
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${path.join(dir, "apiserver-certs")}`,
+      `--tls-cert-file=${creds.serverCert}`,
+      `--tls-private-key-file=${creds.serverKey}`,
+      `--client-ca-file=${creds.caCert}`,
+      `--token-auth-file=${creds.tokenFile}`,
+      "--authorization-mode=RBAC",
+      "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+      `--service-account-key-file=${creds.serviceAccountPub}`,
+      `--service-account-signing-key-file=${creds.serviceAccountKey}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      // The `kubernetes` Service's endpoints would name a loopback address, which is refused.
+      "--endpoint-reconciler-type=none",
+      "--profiling=false",
+      "--v=1",
+    ]);
+    await until(
+      "kube-apiserver answers /readyz",
+      () => httpsOk(`${server}/readyz`, ca, creds.token),
+      120_000,
+      logs,
+    );
+    const kubeconfig = path.join(dir, "admin.kubeconfig");
+    fs.writeFileSync(kubeconfig, kubeconfigYaml(server, creds.caCert, creds.token), { mode: 0o600 });
+
+    start("kube-controller-manager", [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      "--leader-elect=false",
+      "--secure-port=0",
+      `--service-account-private-key-file=${creds.serviceAccountKey}`,
+      `--root-ca-file=${creds.caCert}`,
+      "--use-service-account-credentials=false",
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      "--v=1",
+    ]);
+    start("kube-scheduler", [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      "--leader-elect=false",
+      "--secure-port=0",
+      "--v=1",
+    ]);
+    const volumeStages = path.join(binaries.binDir, "kwok-volume");
+    const kwokStages = [
+      KWOK_STAGES,
+      ...["pvc-provision", "pv-bind", "pv-delete", "pvc-delete"].map((s) =>
+        path.join(volumeStages, `${s}.yaml`),
+      ),
+    ];
+    start("kwok", [
+      `--kubeconfig=${kubeconfig}`,
+      ...kwokStages.map((file) => `--config=${file}`),
+      "--manage-all-nodes=true",
+      "--cidr=10.244.0.0/16",
+      "--node-ip=10.10.0.1",
+    ]);
+
+    const kubectl: KubeCluster["kubectl"] = async (args, opts = {}) => {
+      const child = execFile(
+        bin("kubectl"),
+        [`--kubeconfig=${opts.kubeconfig ?? kubeconfig}`, ...args],
+        { maxBuffer: 64 * 1024 * 1024 },
+        () => undefined,
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout?.on("data", (c: Buffer) => (stdout += c.toString()));
+      child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+      if (opts.input !== undefined) child.stdin?.end(opts.input);
+      else child.stdin?.end();
+      const code = await new Promise<number>((r) => child.once("close", (c) => r(c ?? 1)));
+      return { code, stdout, stderr };
+    };
+    const get: KubeCluster["get"] = async (kind, namespace, name) => {
+      const ns = namespace ? ["-n", namespace] : [];
+      const out = await kubectl(["get", kind, name, ...ns, "-o", "json", "--ignore-not-found"]);
+      if (out.code !== 0) throw new Error(`kubectl get ${kind} ${name}: ${out.stderr}`);
+      return out.stdout.trim() ? (JSON.parse(out.stdout) as KubeObjectJson) : undefined;
+    };
+    const list: KubeCluster["list"] = async (kind, namespace, selector) => {
+      const ns = namespace ? ["-n", namespace] : ["--all-namespaces"];
+      const sel = selector ? ["-l", selector] : [];
+      const out = await kubectl(["get", kind, ...ns, ...sel, "-o", "json"]);
+      if (out.code !== 0) throw new Error(`kubectl get ${kind}: ${out.stderr}`);
+      return (JSON.parse(out.stdout) as { items: KubeObjectJson[] }).items;
+    };
+    const apply: KubeCluster["apply"] = async (manifest) => {
+      const out = await kubectl(["apply", "--server-side", "--field-manager=berth-test", "-f", "-"], {
+        input: manifest,
+      });
+      if (out.code !== 0) throw new Error(`kubectl apply: ${out.stderr || out.stdout}`);
+    };
+
+    const nodes = Array.from({ length: options.nodes ?? 1 }, (_, i) => ({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: `kwok-node-${i}`,
+        labels: { "kubernetes.io/hostname": `kwok-node-${i}`, "kubernetes.io/os": "linux", type: "kwok" },
+        annotations: { "kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0" },
+      },
+    }));
+    const namespaces = (options.namespaces ?? []).map((name) => ({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name,
+        labels: options.podSecurity
+          ? {
+              "pod-security.kubernetes.io/enforce": options.podSecurity,
+              "pod-security.kubernetes.io/enforce-version": "latest",
+            }
+          : {},
+      },
+    }));
+    await apply(JSON.stringify({ apiVersion: "v1", kind: "List", items: [...nodes, ...namespaces] }));
+    // kwok's default StorageClass (claims are provisioned and bound by its volume stages), made
+    // expandable so a test can grow a claim as a CSI driver with resize support allows.
+    await apply(fs.readFileSync(path.join(volumeStages, "storage-class.yaml"), "utf8"));
+    const expandable = await kubectl([
+      "patch",
+      "storageclass",
+      "kwok-volume",
+      "-p",
+      '{"allowVolumeExpansion":true}',
+    ]);
+    if (expandable.code !== 0) throw new Error(`kubectl patch storageclass: ${expandable.stderr}`);
+    await until(
+      "the kwok nodes are Ready",
+      async () => {
+        const ready = (await list("nodes", undefined)).filter((n) =>
+          ((n.status?.conditions ?? []) as Array<{ type: string; status: string }>).some(
+            (c) => c.type === "Ready" && c.status === "True",
+          ),
+        );
+        return ready.length === nodes.length;
+      },
+      120_000,
+      logs,
+    );
+    // Pods need their namespace's `default` ServiceAccount, which the controller manager makes.
+    for (const ns of options.namespaces ?? []) {
+      await until(
+        `the ServiceAccount default in ${ns}`,
+        async () => (await get("serviceaccount", ns, "default")) !== undefined,
+        60_000,
+        logs,
+      );
+    }
+    return {
+      server,
+      kubeconfig,
+      token: creds.token,
+      binDir: binaries.binDir,
+      dir,
+      kubectl,
+      get,
+      list,
+      apply,
+      writeKubeconfig: (token, file) => {
+        fs.writeFileSync(file, kubeconfigYaml(server, creds.caCert, token, "other"), { mode: 0o600 });
+        return file;
+      },
+      logs,
+      stop,
+    };
+  } catch (error) {
+    const detail = logs(30);
+    await stop();
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${detail}`);
+  }
+}
+
+/** Whether `startKubeCluster` answered a reason to skip rather than a cluster. */
+export function isSkip(value: KubeCluster | { skip: string }): value is { skip: string } {
+  return "skip" in value;
+}
