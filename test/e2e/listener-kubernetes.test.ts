@@ -126,7 +126,7 @@ describe("berth listener end to end (berth up + berth listener + a real kube-api
     startListener(listenerId, listenerKey);
     await eventually(
       async () => (await plane.get(`/v2/listeners/${listenerId}`)).status === "CONNECTED",
-      "the listener polls",
+      `the listener polls\n${context()}`,
       30_000,
     );
 

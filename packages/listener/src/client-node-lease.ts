@@ -3,8 +3,12 @@ import type { LeasePort, LeaseRecord } from "./leader-election.js";
 
 const status = (error: unknown) => (error instanceof ApiException ? error.code : undefined);
 
-/** Microsecond time as the Lease's renewTime/acquireTime carry it. */
-const microTime = (ms: number) => new Date(ms);
+/**
+ * A Lease's renewTime/acquireTime: a MicroTime, which the API server parses with exactly six
+ * fractional digits. client-node 1.4.0 sends a Date as toISOString() (three digits: 400 Bad
+ * Request), and passes a string through as it is, so the string is made here.
+ */
+const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z") as unknown as Date;
 
 /** The listeners' Lease (coordination.k8s.io/v1) in one namespace, on @kubernetes/client-node 1.4.0. */
 export class ClientNodeLease implements LeasePort {
