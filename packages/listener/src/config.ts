@@ -1,4 +1,5 @@
 import type { KubeAccess } from "./client-node-cluster.js";
+import { DEFAULT_RENDER_OPTIONS, type RenderOptions } from "./types.js";
 
 /** Everything `berth listener` needs, parsed once and frozen. */
 export interface ListenerConfig {
@@ -11,6 +12,8 @@ export interface ListenerConfig {
   readonly kube: KubeAccess;
   /** Poll interval; null: the control plane's (poll_interval_seconds). */
   readonly pollMs: number | null;
+  /** Images and pull secrets of each deployment's in-cluster Postgres and Redis. */
+  readonly render: RenderOptions;
 }
 
 /** Raw inputs: flags (split by commander) and the environment. */
@@ -22,12 +25,23 @@ export interface ListenerConfigInput {
     kubeconfig?: string | undefined;
     inCluster?: boolean | undefined;
     pollInterval?: string | undefined;
+    postgresImage?: string | undefined;
+    redisImage?: string | undefined;
+    imagePullSecret?: string[] | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A container image reference as Kubernetes takes it: not empty, no whitespace. */
+function image(value: string | undefined, fallback: string, what: string): string {
+  if (value === undefined) return fallback;
+  if (value === "" || /\s/.test(value) || value.startsWith("-")) throw new Error(`Invalid ${what}: ${value}`);
+  return value;
+}
 
 /** Parses flags and environment into the listener's config; throws a readable Error on bad values. */
 export function parseListenerConfig(input: ListenerConfigInput): ListenerConfig {
@@ -66,7 +80,30 @@ export function parseListenerConfig(input: ListenerConfigInput): ListenerConfig 
     }
     pollMs = Math.round(seconds * 1000);
   }
+  const pullSecrets = (
+    flags.imagePullSecret ?? (env.BERTH_IMAGE_PULL_SECRETS ? [env.BERTH_IMAGE_PULL_SECRETS] : [])
+  )
+    .flatMap((n) => n.split(","))
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const n of pullSecrets) {
+    if (!DNS_SUBDOMAIN.test(n) || n.length > 253) throw new Error(`Invalid --image-pull-secret: ${n}`);
+  }
+  const render: RenderOptions = Object.freeze({
+    postgresImage: image(
+      flags.postgresImage ?? env.BERTH_POSTGRES_IMAGE,
+      DEFAULT_RENDER_OPTIONS.postgresImage,
+      "--postgres-image",
+    ),
+    redisImage: image(
+      flags.redisImage ?? env.BERTH_REDIS_IMAGE,
+      DEFAULT_RENDER_OPTIONS.redisImage,
+      "--redis-image",
+    ),
+    imagePullSecrets: Object.freeze([...new Set(pullSecrets)]),
+  });
   return Object.freeze({
+    render,
     controlPlaneUrl: controlPlaneUrl.replace(/\/+$/, ""),
     listenerId: listenerId.toLowerCase(),
     key,

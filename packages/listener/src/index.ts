@@ -3,13 +3,15 @@ export { type ListenerConfig, type ListenerConfigInput, parseListenerConfig } fr
 export { ControlPlaneClient } from "./control-plane-client.js";
 export { type DockerfileOptions, IMAGE_PACKAGES_DIR, renderDockerfile } from "./dockerfile.js";
 export { type ListenerParts, type RunningListener, startListener } from "./listener.js";
+export { type Component, inClusterUrl, LABELS, objectName } from "./names.js";
 export { Reconciler, type ReconcilerOptions } from "./reconciler.js";
-export { inClusterUrl, LABELS, objectName, renderRevision, toPrune } from "./render.js";
+export { renderRevision, toPrune } from "./render.js";
 export { judgeRollout, type RolloutVerdict } from "./rollout.js";
 export {
   type ClusterPort,
   type ContainerSpec,
   type ControlPlanePort,
+  DEFAULT_RENDER_OPTIONS,
   type DeployLogLine,
   type DesiredDeployment,
   type DesiredRevision,
@@ -18,5 +20,6 @@ export {
   type KubeObject,
   type ListenerLogger,
   MANAGED_KINDS,
+  type RenderOptions,
   type ResourceSpec,
 } from "./types.js";

@@ -1,5 +1,5 @@
 import { Reconciler } from "./reconciler.js";
-import type { ClusterPort, ControlPlanePort, ListenerLogger } from "./types.js";
+import type { ClusterPort, ControlPlanePort, ListenerLogger, RenderOptions } from "./types.js";
 
 /** A running listener loop. */
 export interface RunningListener {
@@ -16,6 +16,8 @@ export interface ListenerParts {
   logger: ListenerLogger;
   /** Poll interval; null: the control plane's. */
   pollMs: number | null;
+  /** Images and pull secrets of the in-cluster Postgres and Redis (default: the official images). */
+  render?: RenderOptions;
 }
 
 /**
@@ -27,7 +29,11 @@ export function startListener(parts: ListenerParts): RunningListener {
   const reconciler = new Reconciler(
     parts.cluster,
     parts.controlPlane,
-    { listenerId: parts.listenerId, namespaces: parts.namespaces },
+    {
+      listenerId: parts.listenerId,
+      namespaces: parts.namespaces,
+      ...(parts.render ? { render: parts.render } : {}),
+    },
     parts.logger,
   );
   const controller = new AbortController();

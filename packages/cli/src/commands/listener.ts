@@ -16,6 +16,9 @@ interface ListenerFlags {
   kubeconfig?: string;
   inCluster?: boolean;
   pollInterval?: string;
+  postgresImage?: string;
+  redisImage?: string;
+  imagePullSecret?: string[];
   logFormat?: string;
 }
 
@@ -39,6 +42,19 @@ export function registerListenerCommand(program: Command): void {
     )
     .option("--in-cluster", "use the pod's service account (in-cluster config)")
     .option("--poll-interval <seconds>", "how often to poll (default: what the control plane asks for)")
+    .option(
+      "--postgres-image <image>",
+      "image of each deployment's PostgreSQL, run as UID 999 (default postgres:16, or BERTH_POSTGRES_IMAGE)",
+    )
+    .option(
+      "--redis-image <image>",
+      "image of each deployment's Redis, run as UID 999 (default redis:7, or BERTH_REDIS_IMAGE)",
+    )
+    .option(
+      "--image-pull-secret <name>",
+      "pull secret for the PostgreSQL and Redis images; repeat or comma-separate (or BERTH_IMAGE_PULL_SECRETS)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addOption(logFormatOption())
     .addHelpText(
       "after",
@@ -49,7 +65,9 @@ a new one.
 
 Each revision is rendered into Kubernetes objects and applied with server-side apply (field
 manager "berth"); objects a new revision no longer renders are pruned, and a deleted deployment's
-objects are deleted. A revision is DEPLOYED once its API Deployment's new ReplicaSet is available;
+objects are deleted. Object names come from the deployment's id; an object of that name that
+another deployment (or no Berth deployment) owns is never taken over: the revision fails with the
+reason. A revision is DEPLOYED once its API Deployment's new ReplicaSet is available;
 an image pull error, a crash loop or the progress deadline end it DEPLOY_FAILED (the pod's reason
 and last log lines go to the deploy log) and the previous revision is applied again.`,
     )
@@ -71,6 +89,7 @@ and last log lines go to the deploy log) and the previous revision is applied ag
         cluster: new ClientNodeCluster(config.kube),
         logger: log,
         pollMs: config.pollMs,
+        render: config.render,
       });
       logger.info(
         {
