@@ -297,16 +297,25 @@ describe("resource_spec: the rest of what a cluster checks", () => {
     );
   });
 
-  it("a cluster namespace that is not a DNS label", async () => {
+  it("a cluster namespace that is not a DNS label (on a listener that serves any namespace)", async () => {
+    const listener = await plane().call({
+      method: "POST",
+      url: "/v2/listeners",
+      payload: { compute_type: "k8s", compute_id: "k8s-rules-any", compute_config: { k8s_namespaces: [] } },
+    });
+    assert.equal(listener.statusCode, 201, listener.body);
     const res = await plane().call({
       method: "POST",
       url: "/v2/deployments",
       payload: externalBody(`k8s-rules-${++counter}`, {
-        source_config: { resource_spec: {}, listener_config: { cluster_namespace: "Agents_NS" } },
+        source_config: {
+          resource_spec: {},
+          listener_id: listener.json<{ id: string }>().id,
+          listener_config: { cluster_namespace: "Agents_NS" },
+        },
       }),
     });
-    // Without a listener the namespace is refused by its own rule first (400); with one, 422 here.
-    assert.ok(res.statusCode === 400 || res.statusCode === 422, res.body);
+    refusedAt(res, ["body", "source_config", "listener_config", "cluster_namespace"], /DNS-1123 label/);
   });
 });
 
