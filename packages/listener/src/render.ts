@@ -100,7 +100,9 @@ function agentDeployment(rev: DesiredRevision, role: "api" | "queue"): KubeObjec
     metadata: metadata(rev, name, role),
     spec: {
       // With an HPA, replicas are its to set: an apply that named them would undo its scaling.
-      ...(autoscaled(spec, role) ? {} : { replicas: minScale }),
+      // min_scale 0 is refused by the control plane; one stored before that still gets a pod, so
+      // DEPLOYED never means "no pod serves".
+      ...(autoscaled(spec, role) ? {} : { replicas: Math.max(1, minScale) }),
       progressDeadlineSeconds: 600,
       revisionHistoryLimit: 3,
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },

@@ -164,6 +164,16 @@ function restrictedViolations(pod: Json): string[] {
   return out;
 }
 
+describe("scale", () => {
+  it("never renders zero replicas (a min_scale 0 stored before the control plane refused it gets one pod)", () => {
+    const rev = withSpec(MINIMAL, { min_scale: 0, max_scale: 0, queue_min_scale: 0, queue_max_scale: 0 });
+    assert.deepEqual(
+      find(renderRevision(rev), "Deployment").map((d) => d.spec.replicas),
+      [1, 1],
+    );
+  });
+});
+
 describe("production defaults", () => {
   it("every pod passes the restricted Pod Security Standard; Postgres and Redis run as their images' UID 999", () => {
     for (const rev of [MINIMAL, FULL]) {
