@@ -16,6 +16,20 @@ export class BadRequestError extends DomainError {
   }
 }
 
+/** One refused field: where (FastAPI's `loc`), why, and pydantic's name for the kind of error. */
+export interface FieldIssue {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}
+
+/** Input the schema alone cannot judge (Kubernetes rules, a claim that cannot shrink): 422 with the paths. */
+export class UnprocessableError extends DomainError {
+  constructor(readonly issues: FieldIssue[]) {
+    super(issues.map((i) => `${i.loc.join(".")}: ${i.msg}`).join("; "), 422);
+  }
+}
+
 /** No valid credential: 401. */
 export class UnauthorizedError extends DomainError {
   constructor(message = "Missing or invalid API key.") {

@@ -102,7 +102,7 @@ describe("fuzz", () => {
         source_config: {
           resource_spec: {
             cpu: 1,
-            volumes: [{ name: "v" }],
+            volumes: [{ name: "v", emptyDir: {} }],
             sidecars: [{ name: "s", image: "i", env: [{ name: "A" }] }],
           },
         },

@@ -1,8 +1,9 @@
-// ResourceSpec: bounds (schema, 422), rounding, the spec's defaults and cross-field rules (400).
+// ResourceSpec: bounds (schema, 422), rounding, the spec's defaults, cross-field rules (400) and
+// the Kubernetes rules (422 with the field's path; http-kubernetes-rules.test.ts has the rest).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { normalizeResourceSpec, roundCpu } from "../src/domain/resource-spec.js";
-import { BadRequestError } from "../src/errors.js";
+import { BadRequestError, UnprocessableError } from "../src/errors.js";
 import { ResourceSpecInput } from "../src/schemas/resource-spec.js";
 
 const parse = (input: unknown) => ResourceSpecInput.parse(input);
@@ -91,19 +92,6 @@ describe("ResourceSpec", () => {
       { min_scale: 3, max_scale: 2 },
       { cpu: 2, cpu_limit: 1 },
       { memory_mb: 1000, memory_limit_mb: 10 },
-      { volumes: [{ name: "a" }, { name: "a" }] },
-      { volume_mounts: [{ name: "missing", mountPath: "/x" }] },
-      {
-        sidecars: [
-          { name: "s", image: "i" },
-          { name: "s", image: "j" },
-        ],
-      },
-      {
-        sidecars: [
-          { name: "s", image: "i", env: [{ name: "A", value: "x", valueFrom: { secretKeyRef: {} } }] },
-        ],
-      },
     ];
     for (const input of bad) {
       assert.throws(() => normalizeResourceSpec(parse(input)), BadRequestError, JSON.stringify(input));
@@ -115,6 +103,54 @@ describe("ResourceSpec", () => {
       }),
     );
     assert.equal(ok.volumes?.length, 1);
+  });
+
+  it("what a Kubernetes API server would refuse is a 422 with the field's path", () => {
+    const bad: Array<[unknown, Array<string | number>]> = [
+      [
+        {
+          volumes: [
+            { name: "a", emptyDir: {} },
+            { name: "a", emptyDir: {} },
+          ],
+        },
+        ["volumes", 1, "name"],
+      ],
+      [{ volume_mounts: [{ name: "missing", mountPath: "/x" }] }, ["volume_mounts", 0, "name"]],
+      [
+        {
+          sidecars: [
+            { name: "s", image: "i" },
+            { name: "s", image: "j" },
+          ],
+        },
+        ["sidecars", 1, "name"],
+      ],
+      [
+        {
+          sidecars: [
+            {
+              name: "s",
+              image: "i",
+              env: [{ name: "A", value: "x", valueFrom: { secretKeyRef: { key: "k" } } }],
+            },
+          ],
+        },
+        ["sidecars", 0, "env", 0, "valueFrom"],
+      ],
+    ];
+    for (const [input, path] of bad) {
+      assert.throws(
+        () => normalizeResourceSpec(parse(input)),
+        (e: unknown) =>
+          e instanceof UnprocessableError &&
+          e.issues.some(
+            (i) =>
+              JSON.stringify(i.loc) === JSON.stringify(["body", "source_config", "resource_spec", ...path]),
+          ),
+        JSON.stringify(input),
+      );
+    }
   });
 
   it("nested Kubernetes objects are validated (DNS labels, C identifiers, enums)", () => {

@@ -102,7 +102,10 @@ export class ClientNodeCluster implements ClusterPort {
     }
   }
 
-  async delete(object: Pick<KubeObject, "apiVersion" | "kind" | "metadata">): Promise<void> {
+  async delete(
+    object: Pick<KubeObject, "apiVersion" | "kind" | "metadata">,
+    propagation: "Background" | "Orphan" = "Background",
+  ): Promise<void> {
     try {
       await this.#objects.delete(
         { apiVersion: object.apiVersion, kind: object.kind, metadata: object.metadata },
@@ -110,7 +113,7 @@ export class ClientNodeCluster implements ClusterPort {
         undefined,
         undefined,
         undefined,
-        "Background",
+        propagation,
       );
     } catch (error) {
       const e = apiError(error);

@@ -8,7 +8,8 @@ const status = (error: unknown) => (error instanceof ApiException ? error.code :
  * fractional digits. client-node 1.4.0 sends a Date as toISOString() (three digits: 400 Bad
  * Request), and passes a string through as it is, so the string is made here.
  */
-const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z") as unknown as Date;
+const microTime = (ms: number) =>
+  new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z") as unknown as Date;
 
 /** The listeners' Lease (coordination.k8s.io/v1) in one namespace, on @kubernetes/client-node 1.4.0. */
 export class ClientNodeLease implements LeasePort {

@@ -1,4 +1,5 @@
 import type { KubeAccess } from "./client-node-cluster.js";
+import { DEFAULT_RENDER_OPTIONS, type RenderOptions } from "./types.js";
 
 /** Everything `berth listener` needs, parsed once and frozen. */
 export interface ListenerConfig {
@@ -20,6 +21,8 @@ export interface ListenerConfig {
     readonly name: string;
     readonly leaseDurationMs: number;
   } | null;
+  /** Images and pull secrets of each deployment's in-cluster Postgres and Redis. */
+  readonly render: RenderOptions;
 }
 
 /** Raw inputs: flags (split by commander) and the environment. */
@@ -35,6 +38,9 @@ export interface ListenerConfigInput {
     leaderElect?: boolean | undefined;
     leaseNamespace?: string | undefined;
     leaseDuration?: string | undefined;
+    postgresImage?: string | undefined;
+    redisImage?: string | undefined;
+    imagePullSecret?: string[] | undefined;
   };
   /** The namespace of the listener's own pod (the service account's namespace file), when in one. */
   podNamespace?: string | undefined;
@@ -43,6 +49,14 @@ export interface ListenerConfigInput {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A container image reference as Kubernetes takes it: not empty, no whitespace. */
+function image(value: string | undefined, fallback: string, what: string): string {
+  if (value === undefined) return fallback;
+  if (value === "" || /\s/.test(value) || value.startsWith("-")) throw new Error(`Invalid ${what}: ${value}`);
+  return value;
+}
 
 /** Parses flags and environment into the listener's config; throws a readable Error on bad values. */
 export function parseListenerConfig(input: ListenerConfigInput): ListenerConfig {
@@ -105,7 +119,30 @@ export function parseListenerConfig(input: ListenerConfigInput): ListenerConfig 
       leaseDurationMs: Math.round(seconds * 1000),
     });
   }
+  const pullSecrets = (
+    flags.imagePullSecret ?? (env.BERTH_IMAGE_PULL_SECRETS ? [env.BERTH_IMAGE_PULL_SECRETS] : [])
+  )
+    .flatMap((n) => n.split(","))
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const n of pullSecrets) {
+    if (!DNS_SUBDOMAIN.test(n) || n.length > 253) throw new Error(`Invalid --image-pull-secret: ${n}`);
+  }
+  const render: RenderOptions = Object.freeze({
+    postgresImage: image(
+      flags.postgresImage ?? env.BERTH_POSTGRES_IMAGE,
+      DEFAULT_RENDER_OPTIONS.postgresImage,
+      "--postgres-image",
+    ),
+    redisImage: image(
+      flags.redisImage ?? env.BERTH_REDIS_IMAGE,
+      DEFAULT_RENDER_OPTIONS.redisImage,
+      "--redis-image",
+    ),
+    imagePullSecrets: Object.freeze([...new Set(pullSecrets)]),
+  });
   return Object.freeze({
+    render,
     controlPlaneUrl: controlPlaneUrl.replace(/\/+$/, ""),
     listenerId: listenerId.toLowerCase(),
     key,

@@ -19,13 +19,15 @@ export {
   type LeaseRecord,
 } from "./leader-election.js";
 export { type ListenerParts, type RunningListener, startListener } from "./listener.js";
+export { type Component, inClusterUrl, LABELS, objectName } from "./names.js";
 export { Reconciler, type ReconcilerOptions } from "./reconciler.js";
-export { inClusterUrl, LABELS, objectName, renderRevision, toPrune } from "./render.js";
+export { renderRevision, toPrune } from "./render.js";
 export { judgeRollout, type RolloutVerdict } from "./rollout.js";
 export {
   type ClusterPort,
   type ContainerSpec,
   type ControlPlanePort,
+  DEFAULT_RENDER_OPTIONS,
   type DeployLogLine,
   type DesiredDeployment,
   type DesiredRevision,
@@ -34,5 +36,6 @@ export {
   type KubeObject,
   type ListenerLogger,
   MANAGED_KINDS,
+  type RenderOptions,
   type ResourceSpec,
 } from "./types.js";

@@ -1,5 +1,5 @@
 import { dumpYaml } from "@kubernetes/client-node";
-import { LABELS } from "./render.js";
+import { LABELS } from "./names.js";
 import { type KubeObject, MANAGED_KINDS } from "./types.js";
 
 /** What `berth listener install` is told about the listener to run. */
@@ -32,8 +32,8 @@ const groupOf = (apiVersion: string) => (apiVersion.includes("/") ? (apiVersion.
 
 /**
  * RBAC rules for a namespace the listener manages: full control of the kinds it renders (apply
- * is a PATCH that may create), read access to the pods it judges rollouts by and their logs, and
- * nothing else: no other kinds, no cluster-wide rights.
+ * is a PATCH that may create), read access to the pods it judges rollouts by and their logs, the
+ * growth of its database claims, and nothing else: no other kinds, no cluster-wide rights.
  */
 export function managedNamespaceRules(): Array<{
   apiGroups: string[];
@@ -56,6 +56,9 @@ export function managedNamespaceRules(): Array<{
       })),
     { apiGroups: [""], resources: ["pods"], verbs: ["get", "list", "watch"] },
     { apiGroups: [""], resources: ["pods/log"], verbs: ["get"] },
+    // A larger db_storage_gi grows the database's claim in place (takeover.ts); the claims
+    // themselves come and go with their StatefulSet.
+    { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["get", "patch"] },
   ];
 }
 

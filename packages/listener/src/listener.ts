@@ -1,6 +1,6 @@
 import type { LeaderElector } from "./leader-election.js";
 import { Reconciler } from "./reconciler.js";
-import type { ClusterPort, ControlPlanePort, ListenerLogger } from "./types.js";
+import type { ClusterPort, ControlPlanePort, ListenerLogger, RenderOptions } from "./types.js";
 
 /** A running listener loop. */
 export interface RunningListener {
@@ -19,6 +19,8 @@ export interface ListenerParts {
   pollMs: number | null;
   /** With several replicas of one listener: only the holder of the Lease polls and applies. */
   leader?: Pick<LeaderElector, "leading" | "start" | "stop">;
+  /** Images and pull secrets of the in-cluster Postgres and Redis (default: the official images). */
+  render?: RenderOptions;
 }
 
 /**
@@ -31,7 +33,11 @@ export function startListener(parts: ListenerParts): RunningListener {
   const reconciler = new Reconciler(
     parts.cluster,
     parts.controlPlane,
-    { listenerId: parts.listenerId, namespaces: parts.namespaces },
+    {
+      listenerId: parts.listenerId,
+      namespaces: parts.namespaces,
+      ...(parts.render ? { render: parts.render } : {}),
+    },
     parts.logger,
   );
   const controller = new AbortController();

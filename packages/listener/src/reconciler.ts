@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
-import { inClusterUrl, LABELS, objectName, renderRevision, toPrune } from "./render.js";
+import { inClusterUrl, LABELS, objectName } from "./names.js";
+import { renderRevision, toPrune } from "./render.js";
 import { judgeRollout } from "./rollout.js";
+import { ObjectGuard, RefusedError } from "./takeover.js";
 import {
   type ClusterPort,
   type ControlPlanePort,
@@ -10,6 +12,7 @@ import {
   type KubeObject,
   type ListenerLogger,
   MANAGED_KINDS,
+  type RenderOptions,
 } from "./types.js";
 
 /** How many of a failing container's last log lines go to the deploy log. */
@@ -25,6 +28,8 @@ export interface ReconcilerOptions {
    * corrected then); default ten minutes.
    */
   reapplyMs?: number;
+  /** Images and pull secrets of the in-cluster Postgres and Redis (default: the official images). */
+  render?: RenderOptions;
 }
 
 const REAPPLY_MS = 10 * 60_000;
@@ -43,13 +48,16 @@ const REAPPLY_MS = 10 * 60_000;
 export class Reconciler {
   /** Deployment id → the revision and render digest last applied, and when (skips re-applying each poll). */
   readonly #applied = new Map<string, { digest: string; at: number }>();
+  readonly #guard: ObjectGuard;
 
   constructor(
     private readonly cluster: ClusterPort,
     private readonly controlPlane: ControlPlanePort,
     private readonly options: ReconcilerOptions,
     private readonly logger: ListenerLogger,
-  ) {}
+  ) {
+    this.#guard = new ObjectGuard(cluster);
+  }
 
   /** One reconcile pass over a desired state. */
   async pass(state: DesiredState): Promise<void> {
@@ -85,16 +93,36 @@ export class Reconciler {
         return;
       rev = { ...rev, status: "DEPLOYING" };
     }
-    const objects = renderRevision(rev).map((o) => this.#own(o));
+    const objects = renderRevision(rev, this.options.render).map((o) => this.#own(o));
     const digest = `${rev.revision_id}:${createHash("sha256").update(JSON.stringify(objects)).digest("hex")}`;
     const last = this.#applied.get(d.deployment_id);
     const reapply = this.options.reapplyMs ?? REAPPLY_MS;
     if (last?.digest !== digest || Date.now() - last.at >= reapply) {
       try {
-        for (const object of objects) await this.cluster.apply(object);
+        // Each object is read first: one that another deployment (or no Berth deployment) owns is
+        // refused, never taken over; a StatefulSet whose claim size changed is handled as
+        // Kubernetes allows (takeover.ts).
+        for (const object of objects) {
+          const ready = await this.#guard.prepare(object, d.deployment_id);
+          for (const line of ready.log) {
+            this.logger.info({ deploymentId: d.deployment_id, revisionId: rev.revision_id }, line);
+            if (rev.status === "DEPLOYING") {
+              await this.controlPlane.appendLogs(d.deployment_id, rev.revision_id, [
+                { level: "INFO", message: line },
+              ]);
+            }
+          }
+          await this.cluster.apply(ready.object);
+        }
       } catch (error) {
         if (rev.status === "DEPLOYING")
-          await this.#fail(d, rev, `the cluster refused an object: ${message(error)}`);
+          await this.#fail(
+            d,
+            rev,
+            error instanceof RefusedError
+              ? message(error)
+              : `the cluster refused an object: ${message(error)}`,
+          );
         else throw error;
         return;
       }
@@ -122,7 +150,7 @@ export class Reconciler {
 
   /** Checks the rollout of a revision being deployed and reports it once it settles. */
   async #track(d: DesiredDeployment, rev: DesiredRevisionState): Promise<void> {
-    const api = await this.cluster.get("apps/v1", "Deployment", d.namespace, objectName(d.name, "api"));
+    const api = await this.cluster.get("apps/v1", "Deployment", d.namespace, objectName(d, "api"));
     const pods = await this.cluster.list(
       "v1",
       "Pod",

@@ -1,69 +1,31 @@
-import type { ContainerSpec, DesiredRevision, KubeObject, ResourceSpec } from "./types.js";
-
-/** Label keys every rendered object carries; the listener prunes and deletes by them. */
-export const LABELS = {
-  deployment: "berth.dev/deployment-id",
-  revision: "berth.dev/revision-id",
-  component: "berth.dev/component",
-  managedBy: "app.kubernetes.io/managed-by",
-  /** Added by the listener that applies the object: it prunes and deletes only its own. */
-  listener: "berth.dev/listener-id",
-} as const;
-
-/** Kubernetes object names are DNS-1123 labels: lower case, digits and dashes, at most 63 chars. */
-export function objectName(name: string, suffix: string): string {
-  const base = name
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  const room = 63 - suffix.length - 1;
-  return `${(base || "deployment").slice(0, room).replace(/-+$/g, "")}-${suffix}`;
-}
-
-const cpuQuantity = (cores: number): string => `${Math.round(cores * 1000)}m`;
-const memQuantity = (mb: number): string => `${mb}Mi`;
-
-/** requests/limits from a (request, limit) pair; a null limit leaves the limit out. */
-function resources(cpu: number | null, cpuLimit: number | null, mem: number | null, memLimit: number | null) {
-  const requests: Record<string, string> = {};
-  const limits: Record<string, string> = {};
-  if (cpu !== null) requests.cpu = cpuQuantity(cpu);
-  if (mem !== null) requests.memory = memQuantity(mem);
-  if (cpuLimit !== null) limits.cpu = cpuQuantity(cpuLimit);
-  if (memLimit !== null) limits.memory = memQuantity(memLimit);
-  return { requests, limits };
-}
-
-function metadata(rev: DesiredRevision, name: string, component: string, withUser: boolean) {
-  const spec = rev.resource_spec;
-  return {
-    name,
-    namespace: rev.namespace,
-    labels: {
-      ...(withUser ? (spec.labels ?? {}) : {}),
-      [LABELS.deployment]: rev.deployment_id,
-      [LABELS.revision]: rev.revision_id,
-      [LABELS.component]: component,
-      [LABELS.managedBy]: "berth",
-    },
-    ...(withUser && spec.annotations ? { annotations: { ...spec.annotations } } : {}),
-  };
-}
-
-/** Selector labels stay stable across revisions so a new revision rolls the same Deployment. */
-function selector(rev: DesiredRevision, component: string): Record<string, string> {
-  return { [LABELS.deployment]: rev.deployment_id, [LABELS.component]: component };
-}
+import { objectName } from "./names.js";
+import { backingSecretData, renderBacking, uriSource } from "./render-backing.js";
+import {
+  labelsOf,
+  metadata,
+  resources,
+  restrictedContainer,
+  restrictedPod,
+  selector,
+} from "./render-common.js";
+import {
+  type ContainerSpec,
+  DEFAULT_RENDER_OPTIONS,
+  type DesiredRevision,
+  type KubeObject,
+  type RenderOptions,
+  type ResourceSpec,
+} from "./types.js";
 
 /** Env shared by the API and queue containers: secrets, secret references, backing services. */
 function agentEnv(rev: DesiredRevision, role: "api" | "queue"): unknown[] {
-  const secretName = objectName(rev.name, "secrets");
+  const secretName = objectName(rev, "secrets");
   const env: unknown[] = [
     // The agent server's roles are api|worker|all (`berth serve --role`): queue pods are workers.
     { name: "BERTH_ROLE", value: role === "api" ? "api" : "worker" },
     { name: "PORT", value: "8000" },
-    { name: "DATABASE_URI", valueFrom: { secretKeyRef: { name: secretName, key: "DATABASE_URI" } } },
-    { name: "REDIS_URI", value: `redis://${objectName(rev.name, "redis")}:6379` },
+    { name: "DATABASE_URI", valueFrom: { secretKeyRef: uriSource(rev, "postgres") } },
+    { name: "REDIS_URI", valueFrom: { secretKeyRef: uriSource(rev, "redis") } },
   ];
   for (const s of [...rev.secrets].sort((a, b) => a.name.localeCompare(b.name))) {
     env.push({ name: s.name, valueFrom: { secretKeyRef: { name: secretName, key: s.name } } });
@@ -74,13 +36,32 @@ function agentEnv(rev: DesiredRevision, role: "api" | "queue"): unknown[] {
   return env;
 }
 
-/** Pod spec parts the spec lists once and applies to the agent server pods exactly as given. */
-function podExtras(spec: ResourceSpec) {
+/** UID and GID the agent pods run as (the `node` user of the official Node images). */
+const AGENT_UID = 1000;
+
+/** A user's init container or sidecar, with the restricted defaults under its own securityContext. */
+function userContainer(c: ContainerSpec): ContainerSpec {
+  const own = (c.securityContext ?? {}) as Record<string, unknown>;
+  return { ...c, securityContext: { ...restrictedContainer(), ...own } };
+}
+
+/**
+ * Pod spec parts the spec lists once and applies to the agent server pods. Sidecars with
+ * `restartPolicy: Always` become native sidecars (init containers that keep running, Kubernetes
+ * 1.29+), after the user's init containers; other sidecars run beside the main container.
+ */
+function podParts(spec: ResourceSpec) {
+  const native = (spec.sidecars ?? []).filter((c) => c.restartPolicy === "Always");
+  const initContainers = [...(spec.init_containers ?? []), ...native].map(userContainer);
   return {
-    ...(spec.service_account_name ? { serviceAccountName: spec.service_account_name } : {}),
-    ...(spec.image_pull_secrets?.length ? { imagePullSecrets: spec.image_pull_secrets } : {}),
-    ...(spec.volumes?.length ? { volumes: spec.volumes } : {}),
-    ...(spec.init_containers?.length ? { initContainers: spec.init_containers } : {}),
+    extras: {
+      securityContext: restrictedPod(AGENT_UID),
+      ...(spec.service_account_name ? { serviceAccountName: spec.service_account_name } : {}),
+      ...(spec.image_pull_secrets?.length ? { imagePullSecrets: spec.image_pull_secrets } : {}),
+      ...(spec.volumes?.length ? { volumes: spec.volumes } : {}),
+      ...(initContainers.length ? { initContainers } : {}),
+    },
+    sidecars: (spec.sidecars ?? []).filter((c) => c.restartPolicy !== "Always").map(userContainer),
   };
 }
 
@@ -94,7 +75,7 @@ function autoscaled(spec: ResourceSpec, role: "api" | "queue"): boolean {
 function agentDeployment(rev: DesiredRevision, role: "api" | "queue"): KubeObject {
   const spec = rev.resource_spec;
   const api = role === "api";
-  const name = objectName(rev.name, role);
+  const name = objectName(rev, role);
   const res = api
     ? resources(spec.cpu, spec.cpu_limit, spec.memory_mb, spec.memory_limit_mb)
     : resources(spec.queue_cpu, spec.queue_cpu_limit, spec.queue_memory_mb, spec.queue_memory_limit_mb);
@@ -103,30 +84,44 @@ function agentDeployment(rev: DesiredRevision, role: "api" | "queue"): KubeObjec
     image: rev.image_uri,
     env: agentEnv(rev, role),
     resources: res,
+    securityContext: restrictedContainer(),
     ...(spec.volume_mounts?.length ? { volumeMounts: spec.volume_mounts } : {}),
   };
   if (api) {
     container.ports = [{ name: "http", containerPort: 8000 }];
     container.readinessProbe = { httpGet: { path: "/ok", port: "http" }, periodSeconds: 5 };
   }
-  const containers: ContainerSpec[] = [container as ContainerSpec, ...(spec.sidecars ?? [])];
+  const parts = podParts(spec);
+  const containers: ContainerSpec[] = [container as ContainerSpec, ...parts.sidecars];
   const minScale = api ? spec.min_scale : (spec.queue_min_scale ?? spec.min_scale);
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
-    metadata: metadata(rev, name, role, true),
+    metadata: metadata(rev, name, role),
     spec: {
       // With an HPA, replicas are its to set: an apply that named them would undo its scaling.
-      ...(autoscaled(spec, role) ? {} : { replicas: minScale }),
+      // min_scale 0 is refused by the control plane; one stored before that still gets a pod, so
+      // DEPLOYED never means "no pod serves".
+      ...(autoscaled(spec, role) ? {} : { replicas: Math.max(1, minScale) }),
       progressDeadlineSeconds: 600,
       revisionHistoryLimit: 3,
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
       selector: { matchLabels: selector(rev, role) },
       template: {
-        metadata: metadata(rev, name, role, true),
-        spec: { ...podExtras(spec), containers },
+        metadata: labelsOf(rev, role),
+        spec: { ...parts.extras, containers },
       },
     },
+  };
+}
+
+/** Voluntary disruptions (node drains) take at most one API pod at a time when there are several. */
+function disruptionBudget(rev: DesiredRevision): KubeObject {
+  return {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: metadata(rev, objectName(rev, "api"), "api"),
+    spec: { maxUnavailable: 1, selector: { matchLabels: selector(rev, "api") } },
   };
 }
 
@@ -134,11 +129,11 @@ function autoscaler(rev: DesiredRevision, role: "api" | "queue"): KubeObject {
   const spec = rev.resource_spec;
   const min = role === "api" ? spec.min_scale : (spec.queue_min_scale ?? spec.min_scale);
   const max = role === "api" ? spec.max_scale : (spec.queue_max_scale ?? spec.max_scale);
-  const target = objectName(rev.name, role);
+  const target = objectName(rev, role);
   return {
     apiVersion: "autoscaling/v2",
     kind: "HorizontalPodAutoscaler",
-    metadata: metadata(rev, target, role, true),
+    metadata: metadata(rev, target, role),
     spec: {
       scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: target },
       // An HPA needs minReplicas >= 1; min_scale 0 is served by one replica.
@@ -155,138 +150,47 @@ function autoscaler(rev: DesiredRevision, role: "api" | "queue"): KubeObject {
 }
 
 function secret(rev: DesiredRevision): KubeObject {
-  const db = objectName(rev.name, "postgres");
-  const stringData: Record<string, string> = {
-    POSTGRES_PASSWORD: rev.database_password,
-    DATABASE_URI: `postgres://postgres:${encodeURIComponent(rev.database_password)}@${db}:5432/postgres`,
-  };
+  const stringData: Record<string, string> = backingSecretData(rev);
   for (const s of rev.secrets) stringData[s.name] = s.value;
   return {
     apiVersion: "v1",
     kind: "Secret",
-    metadata: metadata(rev, objectName(rev.name, "secrets"), "secrets", false),
+    metadata: metadata(rev, objectName(rev, "secrets"), "secrets"),
     type: "Opaque",
     stringData,
   };
 }
 
-function service(
-  rev: DesiredRevision,
-  component: string,
-  port: number,
-  targetPort: number | string,
-): KubeObject {
+function apiService(rev: DesiredRevision): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: metadata(rev, objectName(rev.name, component), component, component === "api"),
-    spec: {
-      selector: selector(rev, component),
-      ports: [{ name: "tcp", port, targetPort }],
-    },
+    metadata: metadata(rev, objectName(rev, "api"), "api"),
+    spec: { selector: selector(rev, "api"), ports: [{ name: "tcp", port: 8000, targetPort: "http" }] },
   };
-}
-
-function statefulSet(
-  rev: DesiredRevision,
-  component: "redis" | "postgres",
-  container: Record<string, unknown>,
-  storageGi: number | null,
-): KubeObject {
-  const name = objectName(rev.name, component);
-  return {
-    apiVersion: "apps/v1",
-    kind: "StatefulSet",
-    metadata: metadata(rev, name, component, false),
-    spec: {
-      serviceName: name,
-      replicas: 1,
-      selector: { matchLabels: selector(rev, component) },
-      template: {
-        metadata: { labels: { ...selector(rev, component), [LABELS.managedBy]: "berth" } },
-        spec: { containers: [container] },
-      },
-      ...(storageGi !== null
-        ? {
-            volumeClaimTemplates: [
-              {
-                metadata: { name: "data" },
-                spec: {
-                  accessModes: ["ReadWriteOnce"],
-                  resources: { requests: { storage: `${storageGi}Gi` } },
-                },
-              },
-            ],
-          }
-        : {}),
-    },
-  };
-}
-
-function redis(rev: DesiredRevision): KubeObject {
-  const s = rev.resource_spec;
-  return statefulSet(
-    rev,
-    "redis",
-    {
-      name: "redis",
-      image: "redis:7-alpine",
-      ports: [{ name: "redis", containerPort: 6379 }],
-      resources: resources(s.cache_cpu, s.cache_cpu_limit, s.cache_memory_mb, s.cache_memory_limit_mb),
-    },
-    null,
-  );
-}
-
-function postgres(rev: DesiredRevision): KubeObject {
-  const s = rev.resource_spec;
-  const secretName = objectName(rev.name, "secrets");
-  return statefulSet(
-    rev,
-    "postgres",
-    {
-      name: "postgres",
-      image: "postgres:16-alpine",
-      args: ["-c", `max_connections=${s.db_max_connections ?? 100}`],
-      env: [
-        {
-          name: "POSTGRES_PASSWORD",
-          valueFrom: { secretKeyRef: { name: secretName, key: "POSTGRES_PASSWORD" } },
-        },
-        { name: "PGDATA", value: "/var/lib/postgresql/data/pgdata" },
-      ],
-      ports: [{ name: "postgres", containerPort: 5432 }],
-      resources: resources(s.db_cpu, s.db_cpu_limit, s.db_memory_mb, s.db_memory_limit_mb),
-      volumeMounts: [{ name: "data", mountPath: "/var/lib/postgresql/data" }],
-    },
-    s.db_storage_gi ?? 10,
-  );
 }
 
 /**
  * Renders one revision into the objects the listener applies, in a fixed order (dependencies
  * first). Pure: same input, same output; the golden files pin it.
  */
-export function renderRevision(rev: DesiredRevision): KubeObject[] {
+export function renderRevision(
+  rev: DesiredRevision,
+  options: RenderOptions = DEFAULT_RENDER_OPTIONS,
+): KubeObject[] {
   // A fixed scale (min = max) needs no autoscaler; the listener prunes one a new revision drops.
   const scales = (role: "api" | "queue") => autoscaled(rev.resource_spec, role);
+  const spec = rev.resource_spec;
   return [
     secret(rev),
-    postgres(rev),
-    service(rev, "postgres", 5432, 5432),
-    redis(rev),
-    service(rev, "redis", 6379, 6379),
+    ...renderBacking(rev, options),
     agentDeployment(rev, "api"),
     ...(scales("api") ? [autoscaler(rev, "api")] : []),
-    service(rev, "api", 8000, "http"),
+    ...(scales("api") || spec.min_scale > 1 ? [disruptionBudget(rev)] : []),
+    apiService(rev),
     agentDeployment(rev, "queue"),
     ...(scales("queue") ? [autoscaler(rev, "queue")] : []),
   ];
-}
-
-/** The in-cluster URL of a deployment's API Service (custom_url when the user gives none). */
-export function inClusterUrl(rev: Pick<DesiredRevision, "name" | "namespace">): string {
-  return `http://${objectName(rev.name, "api")}.${rev.namespace}.svc.cluster.local:8000`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { LABELS } from "./render.js";
+import { LABELS } from "./names.js";
 import type { KubeObject } from "./types.js";
 
 /** Where a rollout stands. */

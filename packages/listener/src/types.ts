@@ -52,7 +52,7 @@ export type ResourceSpec = {
 export type DesiredRevision = {
   deployment_id: string;
   revision_id: string;
-  /** Deployment name; objects are named after it (DNS-1123 safe after slugging). */
+  /** Deployment name; object names start with a slug of it (names.ts). */
   name: string;
   namespace: string;
   image_uri: string;
@@ -104,14 +104,37 @@ export interface ControlPlanePort {
   appendLogs(deploymentId: string, revisionId: string, lines: DeployLogLine[]): Promise<void>;
 }
 
-/** Kinds the listener applies, prunes and deletes (what renderRevision produces). */
+/**
+ * Kinds the listener applies, prunes and deletes (what renderRevision produces). The Postgres
+ * PersistentVolumeClaims are not among them: their StatefulSet deletes them with itself
+ * (persistentVolumeClaimRetentionPolicy), and the listener only expands them.
+ */
 export const MANAGED_KINDS = [
   { apiVersion: "v1", kind: "Secret" },
   { apiVersion: "v1", kind: "Service" },
   { apiVersion: "apps/v1", kind: "Deployment" },
   { apiVersion: "apps/v1", kind: "StatefulSet" },
   { apiVersion: "autoscaling/v2", kind: "HorizontalPodAutoscaler" },
+  { apiVersion: "policy/v1", kind: "PodDisruptionBudget" },
+  { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy" },
 ] as const;
+
+/** How the listener renders what the control plane does not say (its own flags). */
+export type RenderOptions = {
+  /** Image of each deployment's in-cluster PostgreSQL (runs as UID 999, the official image's `postgres`). */
+  postgresImage: string;
+  /** Image of each deployment's in-cluster Redis (runs as UID 999, the official image's `redis`). */
+  redisImage: string;
+  /** Pull secrets of the Postgres and Redis pods (agent pods use resource_spec.image_pull_secrets). */
+  imagePullSecrets: readonly string[];
+};
+
+/** The official Debian-based images, whose service users are UID 999. */
+export const DEFAULT_RENDER_OPTIONS: RenderOptions = Object.freeze({
+  postgresImage: "postgres:16",
+  redisImage: "redis:7",
+  imagePullSecrets: Object.freeze([]),
+});
 
 /** The Kubernetes API as the listener uses it (adapter: client-node-cluster.ts). */
 export interface ClusterPort {
@@ -126,8 +149,14 @@ export interface ClusterPort {
   ): Promise<KubeObject[]>;
   /** One object, or undefined when it does not exist. */
   get(apiVersion: string, kind: string, namespace: string, name: string): Promise<KubeObject | undefined>;
-  /** Deletes an object and its dependents (background propagation); a missing object is fine. */
-  delete(object: Pick<KubeObject, "apiVersion" | "kind" | "metadata">): Promise<void>;
+  /**
+   * Deletes an object; a missing object is fine. Its dependents go with it (`Background`, the
+   * default) or stay (`Orphan`: a StatefulSet recreated with a new claim size keeps its pods).
+   */
+  delete(
+    object: Pick<KubeObject, "apiVersion" | "kind" | "metadata">,
+    propagation?: "Background" | "Orphan",
+  ): Promise<void>;
   /** The last lines a pod's container printed (`previous`: the run before the current one). */
   podLogs(
     namespace: string,

@@ -46,4 +46,40 @@ describe("parseListenerConfig", () => {
       /not both/,
     );
   });
+
+  it("takes the Postgres and Redis images and their pull secrets from flags or the environment", () => {
+    const env = { BERTH_LISTENER_KEY: "k" };
+    assert.deepEqual(parseListenerConfig({ flags: base, env }).render, {
+      postgresImage: "postgres:16",
+      redisImage: "redis:7",
+      imagePullSecrets: [],
+    });
+    const fromFlags = parseListenerConfig({
+      flags: {
+        ...base,
+        postgresImage: "m.example/pg:16",
+        redisImage: "m.example/redis:7",
+        imagePullSecret: ["a,b", "a"],
+      },
+      env: { ...env, BERTH_POSTGRES_IMAGE: "ignored" },
+    }).render;
+    assert.deepEqual(fromFlags, {
+      postgresImage: "m.example/pg:16",
+      redisImage: "m.example/redis:7",
+      imagePullSecrets: ["a", "b"],
+    });
+    const fromEnv = parseListenerConfig({
+      flags: base,
+      env: { ...env, BERTH_REDIS_IMAGE: "r:1", BERTH_IMAGE_PULL_SECRETS: "cred" },
+    }).render;
+    assert.deepEqual([fromEnv.redisImage, fromEnv.imagePullSecrets], ["r:1", ["cred"]]);
+    assert.throws(
+      () => parseListenerConfig({ flags: { ...base, postgresImage: "a b" }, env }),
+      /--postgres-image/,
+    );
+    assert.throws(
+      () => parseListenerConfig({ flags: { ...base, imagePullSecret: ["Bad_Name"] }, env }),
+      /pull-secret/,
+    );
+  });
 });

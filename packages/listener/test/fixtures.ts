@@ -82,6 +82,9 @@ export const FULL: DesiredRevision = {
     volumes: [{ name: "config", configMap: { name: "agent-config" } }],
     volume_mounts: [{ name: "config", mountPath: "/etc/agent", readOnly: true }],
     init_containers: [{ name: "migrate", image: "busybox:1.36", command: ["sh", "-c", "echo ready"] }],
-    sidecars: [{ name: "proxy", image: "envoyproxy/envoy:v1.31.0", ports: [{ containerPort: 9901 }] }],
+    sidecars: [
+      { name: "proxy", image: "envoyproxy/envoy:v1.31.0" },
+      { name: "log-shipper", image: "fluent/fluent-bit:3.1", restartPolicy: "Always" },
+    ],
   },
 };

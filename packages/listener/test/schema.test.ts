@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { Secret, Service } from "kubernetes-models/v1";
 import { renderRevision } from "../src/index.js";
 import type { KubeObject } from "../src/types.js";
@@ -15,6 +17,8 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "v1/Secret": Secret,
   "v1/Service": Service,
+  "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
+  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
 };
 
 function validate(object: KubeObject): void {

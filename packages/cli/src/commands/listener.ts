@@ -25,6 +25,9 @@ interface ListenerFlags {
   kubeconfig?: string;
   inCluster?: boolean;
   pollInterval?: string;
+  postgresImage?: string;
+  redisImage?: string;
+  imagePullSecret?: string[];
   logFormat?: string;
   leaderElect?: boolean;
   leaseNamespace?: string;
@@ -73,6 +76,19 @@ export function registerListenerCommand(program: Command): void {
       "namespace of the leader-election Lease (default: the pod's namespace, else the first --namespace, else default)",
     )
     .option("--lease-duration <seconds>", "how long a leader's Lease holds without renewal (default 15)")
+    .option(
+      "--postgres-image <image>",
+      "image of each deployment's PostgreSQL, run as UID 999 (default postgres:16, or BERTH_POSTGRES_IMAGE)",
+    )
+    .option(
+      "--redis-image <image>",
+      "image of each deployment's Redis, run as UID 999 (default redis:7, or BERTH_REDIS_IMAGE)",
+    )
+    .option(
+      "--image-pull-secret <name>",
+      "pull secret for the PostgreSQL and Redis images; repeat or comma-separate (or BERTH_IMAGE_PULL_SECRETS)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .addOption(logFormatOption())
     .addHelpText(
       "after",
@@ -83,7 +99,9 @@ a new one.
 
 Each revision is rendered into Kubernetes objects and applied with server-side apply (field
 manager "berth"); objects a new revision no longer renders are pruned, and a deleted deployment's
-objects are deleted. A revision is DEPLOYED once its API Deployment's new ReplicaSet is available;
+objects are deleted. Object names come from the deployment's id; an object of that name that
+another deployment (or no Berth deployment) owns is never taken over: the revision fails with the
+reason. A revision is DEPLOYED once its API Deployment's new ReplicaSet is available;
 an image pull error, a crash loop or the progress deadline end it DEPLOY_FAILED (the pod's reason
 and last log lines go to the deploy log) and the previous revision is applied again.
 
@@ -129,6 +147,7 @@ leader stops renewing (within the lease duration) or at once when it shuts down 
         logger: log,
         pollMs: config.pollMs,
         ...(leader ? { leader } : {}),
+        render: config.render,
       });
       logger.info(
         {

@@ -1,5 +1,7 @@
-import { BadRequestError } from "../errors.js";
+import { BadRequestError, UnprocessableError } from "../errors.js";
 import type { DeploymentCreateRequest, SourceRevisionConfigInput } from "../schemas/requests.js";
+import { dnsLabelProblem } from "./kubernetes-names.js";
+import { secretReferenceIssues } from "./kubernetes-rules.js";
 import { normalizeResourceSpec } from "./resource-spec.js";
 import {
   checkBuildOnPush,
@@ -113,6 +115,8 @@ export function checkRevisionInputs(source: Source, inputs: RevisionInputs, ctx:
     );
   }
   checkSecretNames(inputs.secrets, inputs.secret_references);
+  const issues = secretReferenceIssues(inputs.secret_references);
+  if (issues.length > 0) throw new UnprocessableError(issues);
 }
 
 /** Checks the deployment-level configuration: URLs, listener placement, tag refs. */
@@ -131,6 +135,16 @@ export function checkSourceConfig(config: SourceConfig, repoRef: string | null, 
     );
   }
   const namespace = config.listener_config?.cluster_namespace;
+  const namespaceProblem = namespace ? dnsLabelProblem(namespace) : null;
+  if (namespaceProblem) {
+    throw new UnprocessableError([
+      {
+        loc: ["body", "source_config", "listener_config", "cluster_namespace"],
+        msg: `a namespace name ${namespaceProblem}`,
+        type: "value_error",
+      },
+    ]);
+  }
   const served = config.listener_id !== null ? ctx.listenerNamespaces?.(config.listener_id) : null;
   if (namespace && served && !served.includes(namespace)) {
     throw new BadRequestError(
@@ -215,6 +229,16 @@ export function planCreate(
   }
   if (source === "repo_host" && sourceConfig.repo_url === null) {
     throw new BadRequestError("source_config.repo_url is required for source 'repo_host'.");
+  }
+  if (source === "external_container" && inputs.source_revision_config.image_uri === null) {
+    // Without an image there is nothing to run: refused now rather than left CREATING.
+    throw new UnprocessableError([
+      {
+        loc: ["body", "source_revision_config", "image_uri"],
+        msg: "Field required: an external_container deployment runs this image",
+        type: "missing",
+      },
+    ]);
   }
   checkSourceConfig(sourceConfig, inputs.source_revision_config.repo_ref, ctx);
   checkRevisionInputs(source, inputs, ctx);

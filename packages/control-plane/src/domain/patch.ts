@@ -1,4 +1,4 @@
-import { BadRequestError } from "../errors.js";
+import { BadRequestError, UnprocessableError } from "../errors.js";
 import type { DeploymentPatchRequest, RevisionCreateRequest } from "../schemas/requests.js";
 import {
   checkRevisionInputs,
@@ -6,6 +6,7 @@ import {
   type RuleContext,
   toSourceRevisionConfig,
 } from "./deployment.js";
+import { revisionChangeIssues } from "./kubernetes-rules.js";
 import { normalizeResourceSpec } from "./resource-spec.js";
 import { checkFieldsApply, sentFields } from "./rules.js";
 import { resolveMaskedSecrets } from "./secrets.js";
@@ -108,5 +109,16 @@ export function planPatch(
   };
   checkSourceConfig(sourceConfig, revisionConfig.repo_ref, ctx);
   checkRevisionInputs(current.source, inputs, ctx);
+  if (current.source === "external_container") {
+    const issues = revisionChangeIssues(
+      {
+        resource_spec: current.source_config.resource_spec,
+        secrets: current.secrets,
+        secret_references: current.secret_references,
+      },
+      inputs,
+    );
+    if (issues.length > 0) throw new UnprocessableError(issues);
+  }
   return { deployment, revision: inputs };
 }

@@ -1,6 +1,10 @@
-import { BadRequestError } from "../errors.js";
+import { BadRequestError, UnprocessableError } from "../errors.js";
 import { ResourceSpecInput } from "../schemas/resource-spec.js";
+import { kubernetesIssues } from "./kubernetes-rules.js";
 import type { ResourceSpec } from "./types.js";
+
+/** Where resource_spec sits in the create/PATCH/revision bodies (the `loc` of its 422s). */
+export const RESOURCE_SPEC_LOC = ["body", "source_config", "resource_spec"] as const;
 
 /** Values a ResourceSpec starts from when a client sends `{}` (what the real service echoes back). */
 export const BASE_DEFAULTS = { min_scale: 1, max_scale: 1, cpu: 1, memory_mb: 2048 } as const;
@@ -31,7 +35,9 @@ const twice = (value: number | null, max = Number.POSITIVE_INFINITY): number | n
 /**
  * Applies rounding and the defaults of the spec's table (limits are twice the request, queue
  * values follow the API server's, the cache memory limit equals its request) and checks the rules
- * a schema cannot express. Throws BadRequestError (400) on a rule violation.
+ * a schema cannot express. Throws BadRequestError (400) on a rule across fields (a request above
+ * its limit), UnprocessableError (422, with each field's path) on what a Kubernetes API server
+ * would refuse (domain/kubernetes-rules.ts).
  */
 export function normalizeResourceSpec(input: ResourceSpecInput): ResourceSpec {
   const spec = {} as Record<string, unknown>;
@@ -60,6 +66,12 @@ export function normalizeResourceSpec(input: ResourceSpecInput): ResourceSpec {
   s.db_cpu_limit ??= twice(s.db_cpu);
   s.db_memory_limit_mb ??= twice(s.db_memory_mb);
   checkResourceSpec(s);
+  const issues = kubernetesIssues(s);
+  if (issues.length > 0) {
+    throw new UnprocessableError(
+      issues.map((i) => ({ loc: [...RESOURCE_SPEC_LOC, ...i.path], msg: i.msg, type: i.type })),
+    );
+  }
   return s;
 }
 
@@ -71,7 +83,7 @@ function atMost(low: number | null, high: number | null, lowName: string, highNa
   }
 }
 
-/** Rules across fields: ranges ordered, limits at least the requests, volume names consistent. */
+/** Rules across fields: ranges ordered, limits at least the requests. */
 function checkResourceSpec(s: ResourceSpec): void {
   atMost(s.min_scale, s.max_scale, "min_scale", "max_scale");
   atMost(s.queue_min_scale, s.queue_max_scale, "queue_min_scale", "queue_max_scale");
@@ -83,42 +95,4 @@ function checkResourceSpec(s: ResourceSpec): void {
   atMost(s.cache_memory_mb, s.cache_memory_limit_mb, "cache_memory_mb", "cache_memory_limit_mb");
   atMost(s.db_cpu, s.db_cpu_limit, "db_cpu", "db_cpu_limit");
   atMost(s.db_memory_mb, s.db_memory_limit_mb, "db_memory_mb", "db_memory_limit_mb");
-
-  const volumes = new Set<string>();
-  for (const volume of s.volumes ?? []) {
-    if (volumes.has(volume.name)) {
-      throw new BadRequestError(`resource_spec.volumes: the name "${volume.name}" is used twice.`);
-    }
-    volumes.add(volume.name);
-  }
-  const mountsOk = (mounts: Array<{ name: string }> | null | undefined, where: string) => {
-    for (const mount of mounts ?? []) {
-      if (!volumes.has(mount.name)) {
-        throw new BadRequestError(`${where}: no volume named "${mount.name}" in resource_spec.volumes.`);
-      }
-    }
-  };
-  mountsOk(s.volume_mounts, "resource_spec.volume_mounts");
-  const containers = new Set<string>();
-  for (const [field, list] of [
-    ["init_containers", s.init_containers],
-    ["sidecars", s.sidecars],
-  ] as const) {
-    for (const container of list ?? []) {
-      if (containers.has(container.name)) {
-        throw new BadRequestError(
-          `resource_spec.${field}: the container name "${container.name}" is used twice.`,
-        );
-      }
-      containers.add(container.name);
-      mountsOk(container.volumeMounts, `resource_spec.${field}.${container.name}.volumeMounts`);
-      for (const env of container.env ?? []) {
-        if (env.valueFrom && env.value) {
-          throw new BadRequestError(
-            `resource_spec.${field}.${container.name}.env.${env.name}: valueFrom cannot be used with a non-empty value.`,
-          );
-        }
-      }
-    }
-  }
 }

@@ -1,14 +1,10 @@
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@berth-platform/server-kit";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { DomainError } from "../errors.js";
+import { DomainError, type FieldIssue, UnprocessableError } from "../errors.js";
 
 /** One entry of a 422 body, shaped like FastAPI's. */
-export interface ValidationIssue {
-  loc: Array<string | number>;
-  msg: string;
-  type: string;
-}
+export type ValidationIssue = FieldIssue;
 
 const LOCATION: Record<string, string> = {
   body: "body",
@@ -81,6 +77,7 @@ export function toValidationIssue(where: string, issue: ZodIssueLike): Validatio
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof UnprocessableError) return reply.code(422).send({ detail: error.issues });
     if (error instanceof DomainError) {
       return reply.code(error.status).send({ detail: error.message });
     }

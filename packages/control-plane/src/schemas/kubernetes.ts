@@ -22,8 +22,11 @@ const StringMap = z.record(z.string().max(316), z.string().max(4096));
 /** `{name}` reference to an image-pull secret in the deployment's namespace. */
 export const LocalObjectReference = z.object({ name: z.string().min(1).max(253) });
 
-/** A pod volume; at most one source object is expected but all are stored as given. */
-export const Volume = z.object({
+/**
+ * A pod volume. Loose: a field the spec does not list reaches the Kubernetes rules
+ * (domain/kubernetes-rules.ts), which refuse it with its path instead of dropping it.
+ */
+export const Volume = z.looseObject({
   name: DnsLabel,
   configMap: FreeForm.nullish(),
   secret: FreeForm.nullish(),
@@ -35,8 +38,8 @@ export const Volume = z.object({
   csi: FreeForm.nullish(),
 });
 
-/** Where a volume is mounted in a container. */
-export const VolumeMount = z.object({
+/** Where a volume is mounted in a container (loose, like Volume). */
+export const VolumeMount = z.looseObject({
   name: DnsLabel,
   mountPath: z.string().min(1).max(4096),
   subPath: z.string().max(4096).nullish(),
@@ -45,8 +48,8 @@ export const VolumeMount = z.object({
   subPathExpr: z.string().max(4096).nullish(),
 });
 
-/** An environment variable of an init container or sidecar. */
-export const EnvVar = z.object({
+/** An environment variable of an init container or sidecar (loose, like Volume). */
+export const EnvVar = z.looseObject({
   name: CIdentifier,
   value: z.string().max(65_536).nullish(),
   valueFrom: FreeForm.nullish(),
@@ -58,8 +61,8 @@ export const ResourceRequirements = z.object({
   requests: StringMap.nullish(),
 });
 
-/** An init container or sidecar. `command` is an argv, never a shell line. */
-export const Container = z.object({
+/** An init container or sidecar (loose, like Volume). `command` is an argv, never a shell line. */
+export const Container = z.looseObject({
   name: DnsLabel,
   image: z.string().min(1).max(1024),
   imagePullPolicy: z.enum(["Always", "Never", "IfNotPresent"]).nullish(),
