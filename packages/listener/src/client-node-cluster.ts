@@ -1,10 +1,5 @@
-import {
-  ApiException,
-  CoreV1Api,
-  KubeConfig,
-  KubernetesObjectApi,
-  PatchStrategy,
-} from "@kubernetes/client-node";
+import { ApiException, CoreV1Api, KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
+import { loadKubeConfig } from "./kube-config.js";
 import type { ClusterPort, KubeObject } from "./types.js";
 
 /** Where the listener finds its cluster credentials. */
@@ -37,10 +32,7 @@ export class ClientNodeCluster implements ClusterPort {
   readonly #core: CoreV1Api;
 
   constructor(access: KubeAccess) {
-    const kc = new KubeConfig();
-    if (access.kind === "in-cluster") kc.loadFromCluster();
-    else if (access.kind === "file") kc.loadFromFile(access.path);
-    else kc.loadFromDefault();
+    const kc = loadKubeConfig(access);
     this.#objects = KubernetesObjectApi.makeApiClient(kc);
     this.#core = kc.makeApiClient(CoreV1Api);
   }

@@ -1,6 +1,7 @@
 // The listener's reconcile passes through @kubernetes/client-node 1.4.0 against the Kubernetes API
-// simulator (testkit), with an in-memory control plane: server-side apply with field manager
-// `berth`, labels, prune, rollout tracking (DEPLOYED only when the new ReplicaSet is available),
+// simulator (testkit: a fake kept for speed; the real API server runs in
+// test/e2e/listener-kubernetes*), with an in-memory control plane: server-side apply with field
+// manager `berth`, labels, prune, rollout tracking (DEPLOYED only when the new ReplicaSet is available),
 // image pull errors / crash loops / progress deadline → DEPLOY_FAILED and a rollback, deletion.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
