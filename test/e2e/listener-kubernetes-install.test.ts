@@ -5,20 +5,22 @@
 // standby takes over when the leader is killed. kube-apiserver, controller-manager, scheduler,
 // etcd and kwok come from packages/testkit/kube.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { isSkip, type KubeCluster, makeTempDir, repoRoot, startKubeCluster } from "@berth-platform/testkit";
+import { type KubeCluster, makeTempDir, repoRoot } from "@berth-platform/testkit";
 import { ControlPlaneUnderTest, eventually } from "./control-plane-helpers.js";
+import { clusterForTests, type ListenerProcess, spawnListener } from "./listener-helpers.js";
 
 const AGENTS = "agents";
 const OTHER = "other-team";
 const HOME = "berth-system";
 const BERTH = path.join(repoRoot, "packages/cli/bin/berth.js");
 
-const started = await startKubeCluster({ namespaces: [AGENTS, OTHER, HOME], podSecurity: "restricted" });
-const skip = isSkip(started) ? started.skip : false;
-if (skip) console.log(`# skipping the listener install tests: ${skip}`);
+const { cluster: started, skip } = await clusterForTests("the listener install tests", {
+  namespaces: [AGENTS, OTHER, HOME],
+  podSecurity: "restricted",
+});
 const cluster = started as KubeCluster;
 
 const plane = new ControlPlaneUnderTest("e2e-listener-install-admin-key-0123456789", ["--no-example"], {
@@ -27,15 +29,14 @@ const plane = new ControlPlaneUnderTest("e2e-listener-install-admin-key-01234567
 });
 const temp = makeTempDir("berth-e2e-listener-install-");
 
-type Replica = { child: ChildProcess; output: string; identity?: string };
-const replicas: Replica[] = [];
+const replicas: ListenerProcess[] = [];
 
 before(async () => {
   if (!skip) await plane.start();
 });
 
 after(async () => {
-  for (const r of replicas) await stop(r, "SIGTERM");
+  for (const r of replicas) await r.stop("SIGTERM");
   if (!skip) {
     await plane.stop();
     await cluster.stop();
@@ -44,46 +45,15 @@ after(async () => {
   temp.cleanup();
 });
 
-async function stop(replica: Replica, signal: NodeJS.Signals) {
-  const { child } = replica;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill(signal);
-  await exited;
-}
-
-function startReplica(listenerId: string, key: string, kubeconfig: string): Replica {
-  const child = spawn(
-    process.execPath,
-    [
-      BERTH,
-      "listener",
-      "--control-plane",
-      plane.url,
-      "--listener-id",
-      listenerId,
-      "--kubeconfig",
-      kubeconfig,
-      "--namespace",
-      AGENTS,
-      "--lease-namespace",
-      HOME,
-      "--lease-duration",
-      "4",
-      "--poll-interval",
-      "0.3",
-      "--log-format",
-      "json",
-    ],
-    { env: { ...process.env, BERTH_LISTENER_KEY: key }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const replica: Replica = { child, output: "" };
-  const read = (c: Buffer) => {
-    replica.output += c.toString();
-    replica.identity ??= replica.output.match(/"identity":"([^"]+)"/)?.[1];
-  };
-  child.stdout?.on("data", read);
-  child.stderr?.on("data", read);
+function startReplica(listenerId: string, key: string, kubeconfig: string): ListenerProcess {
+  const replica = spawnListener({
+    controlPlaneUrl: plane.url,
+    listenerId,
+    key,
+    kubeconfig,
+    namespace: AGENTS,
+    extraArgs: ["--lease-namespace", HOME, "--lease-duration", "4"],
+  });
   replicas.push(replica);
   return replica;
 }
@@ -182,13 +152,13 @@ describe("berth listener install, least privilege and leader election on a real 
     const a = startReplica(listenerId, listenerKey, saKubeconfig);
     const b = startReplica(listenerId, listenerKey, saKubeconfig);
     await eventually(
-      async () => Boolean(a.identity && b.identity && (await holder(listenerId))),
+      async () => Boolean(a.identity() && b.identity() && (await holder(listenerId))),
       "a leader",
       30_000,
     );
     const leaderId = await holder(listenerId);
-    const [leader, standby] = leaderId === a.identity ? [a, b] : [b, a];
-    assert.equal(leader.identity, leaderId, `the lease names one of the two: ${leaderId}`);
+    const [leader, standby] = leaderId === a.identity() ? [a, b] : [b, a];
+    assert.equal(leader.identity(), leaderId, `the lease names one of the two: ${leaderId}`);
 
     const deployment = await plane.api("POST", "/v2/deployments", {
       name: "elected",
@@ -204,13 +174,13 @@ describe("berth listener install, least privilege and leader election on a real 
     assert.equal(deployment.status, 201, JSON.stringify(deployment.json));
     const id = deployment.json.id;
     await plane.waitFor(id, deployment.json.latest_revision_id, ["DEPLOYED"], 120_000);
-    assert.match(leader.output, /applied revision/);
-    assert.doesNotMatch(standby.output, /applied revision/, "the standby never applied");
+    assert.match(leader.output(), /applied revision/);
+    assert.doesNotMatch(standby.output(), /applied revision/, "the standby never applied");
 
     const killedAt = Date.now();
-    await stop(leader, "SIGKILL");
+    await leader.stop("SIGKILL");
     await eventually(
-      async () => (await holder(listenerId)) === standby.identity,
+      async () => (await holder(listenerId)) === standby.identity(),
       "the standby leads",
       30_000,
     );
@@ -221,10 +191,10 @@ describe("berth listener install, least privilege and leader election on a real 
     });
     assert.equal(patched.status, 200, JSON.stringify(patched.json));
     await plane.waitFor(id, patched.json.latest_revision_id, ["DEPLOYED"], 120_000);
-    assert.match(standby.output, /applied revision/);
+    assert.match(standby.output(), /applied revision/);
 
     // A clean stop gives the lease up at once (no holder) for the next replica.
-    await stop(standby, "SIGTERM");
+    await standby.stop("SIGTERM");
     assert.equal(await holder(listenerId), undefined);
   });
 });

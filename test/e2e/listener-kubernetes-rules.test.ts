@@ -6,53 +6,38 @@
 // refuse are refused by the API first (422 with the field's path). kube-apiserver,
 // controller-manager, scheduler, etcd and kwok come from packages/testkit/kube.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import {
-  isSkip,
-  type KubeCluster,
-  type KubeObjectJson,
-  makeTempDir,
-  repoRoot,
-  startKubeCluster,
-} from "@berth-platform/testkit";
+import type { KubeCluster, KubeObjectJson } from "@berth-platform/testkit";
 import { type ApiResult, ControlPlaneUnderTest, eventually } from "./control-plane-helpers.js";
+import { clusterForTests, type ListenerProcess, spawnListener } from "./listener-helpers.js";
 
 const DEPLOYMENT_LABEL = "berth.dev/deployment-id";
 const COMPONENT_LABEL = "berth.dev/component";
 const NS = "shared";
 
-const started = await startKubeCluster({ namespaces: [NS], podSecurity: "restricted" });
-const skip = isSkip(started) ? started.skip : false;
-if (skip) console.log(`# skipping the real-cluster listener rules tests: ${skip}`);
+const { cluster: started, skip } = await clusterForTests("the real-cluster listener rules tests", {
+  namespaces: [NS],
+  podSecurity: "restricted",
+});
 const cluster = started as KubeCluster;
 
 const plane = new ControlPlaneUnderTest("e2e-listener-rules-admin-key-0123456789", ["--no-example"], {
   BERTH_PROVISION_INTERVAL_MS: "200",
   BERTH_LISTENER_TIMEOUT_SECS: "3",
 });
-const temp = makeTempDir("berth-e2e-listener-rules-");
-const listeners: ChildProcess[] = [];
-let output = "";
+const listeners: ListenerProcess[] = [];
 
 before(async () => {
   if (!skip) await plane.start();
 });
 
 after(async () => {
-  for (const child of listeners) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
-  }
+  for (const listener of listeners) await listener.stop("SIGTERM");
   if (!skip) {
     await plane.stop();
     await cluster.stop();
   }
   plane.cleanup();
-  temp.cleanup();
 });
 
 /** A call in one workspace (the admin key reaches both). */
@@ -94,7 +79,8 @@ async function waitForStatus(tenant: string, deploymentId: string, revisionId: s
   }
 }
 
-const context = () => `${output.split("\n").slice(-15).join("\n")}\n${cluster.logs(6)}`;
+const context = () =>
+  `${listeners.flatMap((l) => l.output().split("\n").slice(-8)).join("\n")}\n${cluster.logs(6)}`;
 
 async function startListenerIn(tenant: string, name: string): Promise<string> {
   const created = await api(tenant, "POST", "/v2/listeners", {
@@ -103,32 +89,15 @@ async function startListenerIn(tenant: string, name: string): Promise<string> {
     compute_config: { k8s_namespaces: [NS] },
   });
   assert.equal(created.status, 201, JSON.stringify(created.json));
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, "packages/cli/bin/berth.js"),
-      "listener",
-      "--control-plane",
-      plane.url,
-      "--listener-id",
-      created.json.id,
-      "--kubeconfig",
-      cluster.kubeconfig,
-      "--namespace",
-      NS,
-      "--poll-interval",
-      "0.3",
-      "--log-format",
-      "json",
-    ],
-    {
-      env: { ...process.env, BERTH_LISTENER_KEY: created.json.listener_key },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+  listeners.push(
+    spawnListener({
+      controlPlaneUrl: plane.url,
+      listenerId: created.json.id,
+      key: created.json.listener_key,
+      kubeconfig: cluster.kubeconfig,
+      namespace: NS,
+    }),
   );
-  child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
-  child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
-  listeners.push(child);
   return created.json.id;
 }
 

@@ -7,82 +7,49 @@
 // Not covered (no container runtime here): images are never pulled, no pod process runs, no
 // network between pods. kwok moves pods through a kubelet's stages as their image names say.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import {
-  isSkip,
-  type KubeCluster,
-  type KubeObjectJson,
-  makeTempDir,
-  repoRoot,
-  startKubeCluster,
-} from "@berth-platform/testkit";
+import type { KubeCluster, KubeObjectJson } from "@berth-platform/testkit";
 import { ControlPlaneUnderTest, eventually } from "./control-plane-helpers.js";
+import { clusterForTests, type ListenerProcess, spawnListener } from "./listener-helpers.js";
 
 const DEPLOYMENT_LABEL = "berth.dev/deployment-id";
 const REVISION_LABEL = "berth.dev/revision-id";
 const COMPONENT_LABEL = "berth.dev/component";
 const NS = "agents";
 
-const started = await startKubeCluster({ namespaces: [NS], podSecurity: "restricted" });
-const skip = isSkip(started) ? started.skip : false;
-if (skip) console.log(`# skipping the real-cluster listener tests: ${skip}`);
+const { cluster: started, skip } = await clusterForTests("the real-cluster listener tests", {
+  namespaces: [NS],
+  podSecurity: "restricted",
+});
 const cluster = started as KubeCluster;
 
 const plane = new ControlPlaneUnderTest("e2e-listener-admin-key-0123456789", ["--no-example"], {
   BERTH_PROVISION_INTERVAL_MS: "200",
   BERTH_LISTENER_TIMEOUT_SECS: "3",
 });
-const temp = makeTempDir("berth-e2e-listener-");
-let listener: ChildProcess | undefined;
-let listenerOutput = "";
+let listener: ListenerProcess | undefined;
 
 before(async () => {
   if (!skip) await plane.start();
 });
 
 after(async () => {
-  await stopListener("SIGTERM");
+  await listener?.stop("SIGTERM");
   if (!skip) {
     await plane.stop();
     await cluster.stop();
   }
   plane.cleanup();
-  temp.cleanup();
 });
 
 function startListener(id: string, key: string): void {
-  listener = spawn(
-    process.execPath,
-    [
-      path.join(repoRoot, "packages/cli/bin/berth.js"),
-      "listener",
-      "--control-plane",
-      plane.url,
-      "--listener-id",
-      id,
-      "--kubeconfig",
-      cluster.kubeconfig,
-      "--namespace",
-      NS,
-      "--poll-interval",
-      "0.3",
-      "--log-format",
-      "json",
-    ],
-    { env: { ...process.env, BERTH_LISTENER_KEY: key }, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  listener.stdout?.on("data", (c: Buffer) => (listenerOutput += c.toString()));
-  listener.stderr?.on("data", (c: Buffer) => (listenerOutput += c.toString()));
-}
-
-async function stopListener(signal: NodeJS.Signals): Promise<void> {
-  const child = listener;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill(signal);
-  await exited;
+  listener = spawnListener({
+    controlPlaneUrl: plane.url,
+    listenerId: id,
+    key,
+    kubeconfig: cluster.kubeconfig,
+    namespace: NS,
+  });
 }
 
 /** The deployment's objects of one component (found by label: names are the renderer's business). */
@@ -106,7 +73,7 @@ const isReady = (pod: KubeObjectJson) =>
   );
 
 /** Where a failing wait shows what the cluster and the listener said. */
-const context = () => `${listenerOutput.split("\n").slice(-20).join("\n")}\n${cluster.logs(8)}`;
+const context = () => `${(listener?.output() ?? "").split("\n").slice(-20).join("\n")}\n${cluster.logs(8)}`;
 
 describe("berth listener end to end (berth up + berth listener + a real kube-apiserver)", { skip }, () => {
   let listenerId = "";
@@ -200,7 +167,10 @@ describe("berth listener end to end (berth up + berth listener + a real kube-api
     assert.equal(fixed.status, 200, JSON.stringify(fixed.json));
     const next = fixed.json.latest_revision_id;
     await plane.waitFor(deploymentId, next, ["QUEUED"], 60_000);
-    const interrupted = await plane.api("POST", `/v2/deployments/${deploymentId}/revisions/${stuck}/interrupt`);
+    const interrupted = await plane.api(
+      "POST",
+      `/v2/deployments/${deploymentId}/revisions/${stuck}/interrupt`,
+    );
     assert.equal(interrupted.status, 200, JSON.stringify(interrupted.json));
     await plane.waitFor(deploymentId, next, ["DEPLOYED"], 120_000);
     assert.equal((await plane.revision(deploymentId, stuck)).status, "INTERRUPTED");
@@ -291,7 +261,7 @@ describe("berth listener end to end (berth up + berth listener + a real kube-api
     assert.equal(patched.status, 200, JSON.stringify(patched.json));
     const next = patched.json.latest_revision_id;
     await plane.waitFor(deploymentId, next, ["DEPLOYING", "DEPLOYED"], 60_000);
-    await stopListener("SIGKILL");
+    await listener?.stop("SIGKILL");
     startListener(listenerId, listenerKey);
     await plane.waitFor(deploymentId, next, ["DEPLOYED"], 120_000);
     assert.equal(revisionOf(await componentOf("deployment", deploymentId, "api")), next);
@@ -312,7 +282,7 @@ describe("berth listener end to end (berth up + berth listener + a real kube-api
       `every object is deleted\n${context()}`,
       90_000,
     );
-    await stopListener("SIGTERM");
+    await listener?.stop("SIGTERM");
     await eventually(
       async () => (await plane.get(`/v2/listeners/${listenerId}`)).status === "DISCONNECTED",
       "the listener shows DISCONNECTED",

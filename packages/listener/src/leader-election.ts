@@ -1,3 +1,4 @@
+import { sleep } from "./sleep.js";
 import type { ListenerLogger } from "./types.js";
 
 /** A coordination.k8s.io Lease as the elector reads it. */
@@ -140,16 +141,4 @@ export class LeaderElector {
     this.#leading = false;
     this.logger.warn({ identity: this.identity, why }, "lease lost: standing by");
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

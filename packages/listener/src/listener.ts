@@ -1,5 +1,6 @@
 import type { LeaderElector } from "./leader-election.js";
 import { Reconciler } from "./reconciler.js";
+import { sleep } from "./sleep.js";
 import type { ClusterPort, ControlPlanePort, ListenerLogger, RenderOptions } from "./types.js";
 
 /** A running listener loop. */
@@ -74,16 +75,4 @@ export function startListener(parts: ListenerParts): RunningListener {
       await parts.leader?.stop();
     },
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
