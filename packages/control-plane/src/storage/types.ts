@@ -43,6 +43,9 @@ export interface ApiKeyRecord {
   tenant_ids: string[];
 }
 
+/** What a key deletion did: removed it, found none, or refused one reaching other workspaces. */
+export type KeyDeletion = "deleted" | "not_found" | "beyond_reach";
+
 /** The details of a new key (its hash is given beside). */
 export interface NewApiKey {
   id: string;
@@ -69,8 +72,11 @@ export interface TenantStore {
   keyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   /** Keys that reach a tenant, newest first. */
   keysOfTenant(tenantId: string): Promise<ApiKeyRecord[]>;
-  /** Removes the key with this id if it reaches `tenantId`; false when there is none. */
-  deleteKey(id: string, tenantId: string): Promise<boolean>;
+  /**
+   * Removes the key with this id if it reaches `tenantId` and no workspace outside `reach`
+   * (checked in the same transaction as the delete).
+   */
+  deleteKey(id: string, tenantId: string, reach: readonly string[]): Promise<KeyDeletion>;
   /** Records a use of the key. */
   touchKey(keyHash: string, now: string): Promise<void>;
 }
