@@ -12,6 +12,7 @@ export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
 export { immediateTransactions, migrateToLatest, openSqliteFile } from "./sqlite.js";
 export { SharedFileSqliteDialect } from "./sqlite-busy-retry.js";
 export { cacheStatements } from "./statement-cache.js";
+export { type StorageFault, storageFault } from "./storage-faults.js";
 export {
   BACKGROUND_AUTOCHECKPOINT_PAGES,
   startWalCheckpoints,

@@ -217,10 +217,12 @@ export interface RunQuery {
 /** Runs of traces: written in batches by the ingest writer, read by the tracing API. */
 export interface TraceStore {
   /**
-   * Upserts runs (at most one write per tenant and run id per call): a field a write leaves
-   * undefined keeps its stored value, so a `patch` completes the run its `post` created.
+   * Upserts runs in one transaction: a field a write leaves undefined keeps its stored value, so a
+   * `patch` completes the run its `post` created. A write with a `writer_deployment_id` changes
+   * no run another writer made (a workspace API key's writes change any); such writes are
+   * returned, refused.
    */
-  write(runs: RunWrite[], now: number): Promise<void>;
+  write(runs: RunWrite[], now: number): Promise<RunWrite[]>;
   /** Root runs of a project, newest first, with their trees' totals. */
   traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]>;
   /** Totals of a project's traces started in the window. */
