@@ -35,8 +35,13 @@ export class PrivateRedis {
   private readonly temp = makeTempDir("berth-redis-");
   port = 0;
 
+  /** `password`: the `default` user's (`--requirepass`); without one it has none. */
+  constructor(private readonly password?: string) {}
+
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return this.password
+      ? `redis://:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}`
+      : `redis://127.0.0.1:${this.port}`;
   }
 
   /** Starts the server (on the same port as before after a stop) and waits until it answers. */
@@ -55,6 +60,7 @@ export class PrivateRedis {
         "no",
         "--dir",
         this.temp.dir,
+        ...(this.password ? ["--requirepass", this.password] : []),
       ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );

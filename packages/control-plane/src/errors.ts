@@ -65,9 +65,15 @@ export class PayloadTooLargeError extends DomainError {
   }
 }
 
-/** Something the request needs is not running right now (a deployment's agent server): 503. */
+/**
+ * Something the request needs is not running right now (a deployment's agent server): 503, with
+ * `Retry-After` when a retry soon is likely to work.
+ */
 export class ServiceUnavailableError extends DomainError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
     super(message, 503);
   }
 }

@@ -173,7 +173,8 @@ export async function createControlPlane(
         maxRuns: config.tracing.queueRuns,
         maxBytes: config.tracing.queueBytes,
         batchRuns: 2_000,
-        flushDelayMs: 50,
+        // Requests wait for their batch: a short gathering delay, the rest is group commit.
+        flushDelayMs: 5,
       },
       metrics,
       logger,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
 import { hashApiKey } from "../src/services/auth.js";
-import { externalBody, usePlane } from "./helpers.js";
+import { ADMIN_KEY, externalBody, usePlane } from "./helpers.js";
 
 const plane = usePlane();
 
@@ -188,5 +188,67 @@ describe("workspaces", () => {
       headers: { "x-api-key": "nope" },
     });
     assert.equal(res.statusCode, 401);
+  });
+});
+
+describe("keys across workspaces (issue 27)", () => {
+  it("an admin of one workspace cannot revoke a key that reaches others, and sees only its own workspace ids", async () => {
+    const [home] = (await plane().call({ method: "GET", url: "/api/v1/workspaces" })).json() as {
+      id: string;
+    }[];
+    assert.ok(home);
+    const made = await plane().call({
+      method: "POST",
+      url: "/api/v1/workspaces",
+      headers: { "x-tenant-id": home.id },
+      payload: { display_name: "w2" },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const w2 = (made.json() as { id: string }).id;
+    const inW2 = { "x-tenant-id": w2 };
+    // The bootstrap key now reaches both workspaces; W2's own admin reaches W2 only.
+    const w2Admin = await createKey({ role: "admin", workspace_ids: [w2] }, inW2);
+    const both = await createKey({ role: "member", workspace_ids: [home.id, w2] }, inW2);
+    const w2Only = await createKey({ role: "member", workspace_ids: [w2] }, inW2);
+    const asW2Admin = { "x-api-key": w2Admin.key };
+
+    const list = await plane().raw({ method: "GET", url: "/api/v1/api-key", headers: asW2Admin });
+    assert.equal(list.statusCode, 200, list.body);
+    assert.ok(!list.body.includes(home.id), "no workspace id the caller does not reach is listed");
+    const listed = (list.json() as CreatedKey[]).find((k) => k.id === both.id);
+    assert.deepEqual(listed?.workspace_ids, [w2]);
+    const bootstrap = (list.json() as CreatedKey[]).find((k) => k.id === hashApiKey(ADMIN_KEY).slice(0, 32));
+    assert.ok(bootstrap, "the bootstrap key reaches W2, so it is listed there");
+
+    for (const id of [bootstrap.id, both.id]) {
+      const refused = await plane().raw({
+        method: "DELETE",
+        url: `/api/v1/api-key/${id}`,
+        headers: asW2Admin,
+      });
+      assert.equal(refused.statusCode, 403, refused.body);
+      assert.match((refused.json() as { detail: string }).detail, /also reaches workspaces/);
+    }
+    for (const key of [ADMIN_KEY, both.key]) {
+      const still = await plane().raw({
+        method: "GET",
+        url: "/v2/deployments",
+        headers: { "x-api-key": key, "x-tenant-id": home.id },
+      });
+      assert.equal(still.statusCode, 200, "a refused revocation changes nothing");
+    }
+    const own = await plane().raw({
+      method: "DELETE",
+      url: `/api/v1/api-key/${w2Only.id}`,
+      headers: asW2Admin,
+    });
+    assert.equal(own.statusCode, 204, own.body);
+    // A key that reaches all of the key's workspaces may revoke it.
+    const byOperator = await plane().call({
+      method: "DELETE",
+      url: `/api/v1/api-key/${both.id}`,
+      headers: inW2,
+    });
+    assert.equal(byOperator.statusCode, 204, byOperator.body);
   });
 });

@@ -1,5 +1,6 @@
 // The LangSmith-compatible ingest API at its edges: per-deployment ingest keys, malformed and
-// oversized payloads (4xx, never 500), a full queue (drops, counted in /metrics), and the
+// oversized payloads (4xx, never 500), a full queue (503, counted in /metrics), another
+// deployment's run ids (409, unchanged), and the
 // lifecycle of tracing projects (delete with traces; a deployment's project kept or removed;
 // a kept name reused by a new deployment).
 import assert from "node:assert/strict";
@@ -255,6 +256,97 @@ describe("trace ingest: malformed and oversized payloads are 4xx, never 500", ()
   });
 });
 
+describe("trace ingest: a deployment's key writes only its own runs (issue 27)", () => {
+  it("a PATCH, re-POST, batch or multipart write of another deployment's run id is a 409 and changes nothing", async () => {
+    const p = plane();
+    const deployments = [];
+    for (const name of ["owner-agent", "intruder-agent"]) {
+      const created = await p.call({ method: "POST", url: "/v2/deployments", payload: externalBody(name) });
+      assert.equal(created.statusCode, 201, created.body);
+      deployments.push(created.json() as { id: string; tenant_id: string });
+    }
+    const [owner, intruder] = deployments as [
+      { id: string; tenant_id: string },
+      { id: string; tenant_id: string },
+    ];
+    const ownerKey = p.plane.ingestKeys.keyOf(owner.tenant_id, owner.id);
+    const intruderKey = p.plane.ingestKeys.keyOf(intruder.tenant_id, intruder.id);
+    const run = rootRun("owner-agent", { inputs: { q: "mine" } });
+    const posted = await p.raw({
+      method: "POST",
+      url: `${PREFIX}/runs`,
+      payload: run,
+      headers: { "x-api-key": ownerKey },
+    });
+    assert.equal(posted.statusCode, 202, posted.body);
+    const own = rootRun("intruder-agent");
+    const mp = "multipart/form-data; boundary=b0undary";
+    const forged = {
+      name: "rewritten",
+      inputs: { q: "theirs" },
+      outputs: { a: "x" },
+      session_name: "intruder-agent",
+    };
+    const attempts: Array<[string, string, unknown, Record<string, string>?]> = [
+      ["PATCH", `/runs/${run.id}`, { outputs: { a: "x" }, end_time: new Date().toISOString() }],
+      ["POST", "/runs", { ...run, ...forged }],
+      ["POST", "/runs/batch", { patch: [{ ...run, ...forged }] }],
+      ["POST", "/runs/batch", { post: [{ ...run, ...forged }] }],
+      [
+        "POST",
+        "/runs/multipart",
+        multipart([
+          { name: `post.${own.id}`, body: JSON.stringify(own) },
+          { name: `patch.${run.id}`, body: JSON.stringify({ ...run, ...forged }) },
+        ]),
+        { "content-type": mp },
+      ],
+    ];
+    for (const [method, path, payload, headers] of attempts) {
+      const res = await p.raw({
+        method: method as "POST" | "PATCH",
+        url: `${PREFIX}${path}`,
+        payload: payload as string,
+        headers: { "x-api-key": intruderKey, ...(headers ?? {}) },
+      });
+      assert.equal(res.statusCode, 409, `${method} ${path}: ${res.body}`);
+      assert.match((res.json() as { detail: string }).detail, new RegExp(run.id));
+    }
+    const stored = (await p.call({ method: "GET", url: `${PREFIX}/runs/${run.id}` })).json() as {
+      name: string;
+      inputs: unknown;
+      outputs: unknown;
+      session_id: string;
+    };
+    assert.equal(stored.name, "root");
+    assert.deepEqual(stored.inputs, { q: "mine" });
+    assert.equal(stored.outputs, null);
+    assert.equal(stored.session_id, (await projectByName(p, "owner-agent")).id);
+    // The intruder's own run of the same multipart request is written.
+    assert.equal((await p.call({ method: "GET", url: `${PREFIX}/runs/${own.id}` })).statusCode, 200);
+    // The owner completes its own run; the workspace's API key may change any run.
+    const done = await p.raw({
+      method: "PATCH",
+      url: `${PREFIX}/runs/${run.id}`,
+      payload: { outputs: { a: "mine" }, end_time: new Date().toISOString() },
+      headers: { "x-api-key": ownerKey },
+    });
+    assert.equal(done.statusCode, 202, done.body);
+    const byApiKey = await p.call({
+      method: "PATCH",
+      url: `${PREFIX}/runs/${run.id}`,
+      payload: { tags: ["reviewed"] },
+    });
+    assert.equal(byApiKey.statusCode, 202, byApiKey.body);
+    const final = (await p.call({ method: "GET", url: `${PREFIX}/runs/${run.id}` })).json() as {
+      outputs: unknown;
+      tags: string[];
+    };
+    assert.deepEqual(final.outputs, { a: "mine" });
+    assert.deepEqual(final.tags, ["reviewed"]);
+  });
+});
+
 describe("trace ingest: a full queue drops and counts, never blocks", () => {
   let small: TestPlane;
   let close: () => Promise<void>;
@@ -263,11 +355,11 @@ describe("trace ingest: a full queue drops and counts, never blocks", () => {
   });
   after(async () => close());
 
-  it("operations past the queue's capacity are dropped with a counter in /metrics", async () => {
+  it("operations past the queue's capacity are refused with 503 and Retry-After (the SDK sends again), counted in /metrics", async () => {
     const runs = Array.from({ length: 5 }, () => rootRun("flood"));
     const res = await small.call({ method: "POST", url: `${PREFIX}/runs/batch`, payload: { post: runs } });
-    assert.equal(res.statusCode, 202, res.body);
-    assert.deepEqual(res.json(), { accepted: 0, dropped: 5 });
+    assert.equal(res.statusCode, 503, res.body);
+    assert.equal(res.headers["retry-after"], "2");
     const fits = await small.call({
       method: "POST",
       url: `${PREFIX}/runs/batch`,

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { Client } from "langsmith";
-import { traceable } from "langsmith/traceable";
+import { getCurrentRunTree, traceable } from "langsmith/traceable";
 import { ADMIN_KEY, openPlane, type TestPlane, waitFor } from "./helpers.js";
 
 let plane: TestPlane;
@@ -218,5 +218,67 @@ describe("langsmith SDK against Berth", () => {
     await client().deleteProject({ projectName: project });
     await assert.rejects(client().readProject({ projectName: project }), /not found/);
     await assert.rejects(client().readRun(single), /404/);
+  });
+
+  it("with a deployment's ingest key, multipart and batch ingest of its own runs land; its updateRun of another deployment's run is refused (409)", async () => {
+    const keys: string[] = [];
+    for (const name of ["sdk-owner", "sdk-other"]) {
+      const created = await plane.call({
+        method: "POST",
+        url: "/v2/deployments",
+        payload: {
+          name,
+          source: "external_container",
+          source_config: { resource_spec: {} },
+          source_revision_config: { image_uri: "registry.example/agent@sha256:abc" },
+          secrets: [],
+        },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const { id, tenant_id } = created.json() as { id: string; tenant_id: string };
+      keys.push(plane.plane.ingestKeys.keyOf(tenant_id, id));
+    }
+    const [ownerKey, otherKey] = keys as [string, string];
+    const statuses: number[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(input instanceof Request ? input.url : input).endsWith("/info")) statuses.push(res.status);
+      return res;
+    };
+    const owner = client(ownerKey, { fetchImplementation: recording });
+    let rootId = "";
+    const step = traceable(async (x: number) => x + 1, { name: "step", client: owner, tracingEnabled: true });
+    const graph = traceable(
+      async (x: number) => {
+        rootId = getCurrentRunTree().id;
+        return step(x);
+      },
+      { name: "graph", client: owner, tracingEnabled: true },
+    );
+    assert.equal(await graph(1), 2);
+    await owner.awaitPendingTraceBatches();
+    const batchId = randomUUID();
+    const now = new Date();
+    const dotted = `${now.toISOString().replace(/[-:.]/g, "").replace("Z", "000Z")}${batchId}`;
+    const ownerBatch = client(ownerKey, { autoBatchTracing: false, fetchImplementation: recording });
+    const common = { id: batchId, trace_id: batchId, dotted_order: dotted };
+    await ownerBatch.batchIngestRuns({
+      runCreates: [
+        { ...common, name: "batched", run_type: "chain", inputs: { q: 1 }, start_time: now.getTime() },
+      ],
+      runUpdates: [],
+    });
+    await ownerBatch.batchIngestRuns({
+      runCreates: [],
+      runUpdates: [{ ...common, outputs: { a: 1 }, end_time: Date.now() }],
+    });
+    assert.ok(statuses.length >= 3 && statuses.every((s) => s === 202), JSON.stringify(statuses));
+    const root = await client().readRun(rootId);
+    assert.equal(root.name, "graph");
+    assert.equal((await client().readRun(batchId)).status, "success");
+
+    const other = client(otherKey, { autoBatchTracing: false });
+    await assert.rejects(other.updateRun(rootId, { outputs: { forged: true }, end_time: Date.now() }), /409/);
+    assert.deepEqual((await client().readRun(rootId)).outputs, root.outputs);
   });
 });

@@ -9,9 +9,11 @@ export {
 } from "./http-limits.js";
 export { type ListenOptions, listenWithFallback } from "./listen.js";
 export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
+export { STREAM_APPEND_SCRIPT, STREAM_APPEND_SHA } from "./redis-scripts.js";
 export { immediateTransactions, migrateToLatest, openSqliteFile } from "./sqlite.js";
-export { SharedFileSqliteDialect } from "./sqlite-busy-retry.js";
+export { SharedFileSqliteDialect, SqliteFileDialect } from "./sqlite-busy-retry.js";
 export { cacheStatements } from "./statement-cache.js";
+export { type StorageFault, storageFault } from "./storage-faults.js";
 export {
   BACKGROUND_AUTOCHECKPOINT_PAGES,
   startWalCheckpoints,

@@ -55,13 +55,19 @@ class BusyRetryConnection implements DatabaseConnection {
   }
 }
 
-/** Kysely's SQLite driver with its one connection wrapped in BusyRetryConnection. */
-class BusyRetryDriver implements Driver {
+/**
+ * Kysely's SQLite driver, with its one connection wrapped in BusyRetryConnection when `retryBusy`,
+ * and a rollback that is skipped when SQLite already rolled the transaction back itself: on
+ * SQLITE_FULL (or an I/O error) it does, and Kysely's ROLLBACK then failed with "cannot rollback -
+ * no transaction is active", hiding the error that says why (a full disk answered 500, not 507).
+ */
+class GuardedSqliteDriver implements Driver {
   private wrapped: { inner: DatabaseConnection; outer: BusyRetryConnection } | undefined;
 
   constructor(
     private readonly inner: Driver,
     private readonly database: Database.Database,
+    private readonly retryBusy: boolean,
   ) {}
 
   init(): Promise<void> {
@@ -70,6 +76,7 @@ class BusyRetryDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await this.inner.acquireConnection();
+    if (!this.retryBusy) return connection;
     if (this.wrapped?.inner !== connection)
       this.wrapped = { inner: connection, outer: new BusyRetryConnection(connection, this.database) };
     return this.wrapped.outer;
@@ -83,8 +90,9 @@ class BusyRetryDriver implements Driver {
     return this.inner.commitTransaction(connection);
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.database.inTransaction) return;
+    await this.inner.rollbackTransaction(connection);
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -109,6 +117,20 @@ export class SharedFileSqliteDialect extends SqliteDialect {
   }
 
   override createDriver(): Driver {
-    return new BusyRetryDriver(super.createDriver(), this.database);
+    return new GuardedSqliteDriver(super.createDriver(), this.database, true);
+  }
+}
+
+/**
+ * Kysely's SqliteDialect for a file one process writes: the same statements, and a failed
+ * transaction's own error (SQLITE_FULL, say) reaches the caller (see GuardedSqliteDriver).
+ */
+export class SqliteFileDialect extends SqliteDialect {
+  constructor(private readonly database: Database.Database) {
+    super({ database });
+  }
+
+  override createDriver(): Driver {
+    return new GuardedSqliteDriver(super.createDriver(), this.database, false);
   }
 }

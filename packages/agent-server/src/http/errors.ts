@@ -1,4 +1,4 @@
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@berth-platform/server-kit";
+import { jsonDepthExceeds, MAX_JSON_DEPTH, storageFault } from "@berth-platform/server-kit";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { DomainError } from "../errors.js";
@@ -40,10 +40,20 @@ export function registerErrorHandling(app: FastifyInstance): void {
           .code(415)
           .send({ detail: `Unsupported content type: ${request.headers["content-type"] ?? ""}` });
     }
-    if (isDatabaseUnavailable(error)) {
+    const fault = storageFault(error);
+    if (fault === "unavailable") {
       // A PostgreSQL restart or failover: the client may retry; nothing was half-written.
       request.log.warn({ err: error }, "database unavailable");
-      return reply.code(503).send({ detail: "The database is unavailable; retry shortly" });
+      return reply
+        .code(503)
+        .header("retry-after", "2")
+        .send({ detail: "The database is unavailable; retry shortly" });
+    }
+    if (fault === "full") {
+      request.log.error({ err: error }, "storage full");
+      return reply
+        .code(507)
+        .send({ detail: "The server's storage is full: nothing was written; free disk space" });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });
@@ -54,16 +64,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ detail: `Not found: ${request.method} ${request.url.split("?")[0]}` });
   });
-}
-
-/** Connection failures and PostgreSQL's "shutting down / cannot connect now" classes (57P, 08). */
-function isDatabaseUnavailable(error: unknown): boolean {
-  const code = String((error as { code?: unknown }).code ?? "");
-  return (
-    ["ECONNREFUSED", "ECONNRESET", "57P01", "57P02", "57P03"].includes(code) ||
-    code.startsWith("08") ||
-    /Connection terminated/.test((error as Error).message ?? "")
-  );
 }
 
 /**

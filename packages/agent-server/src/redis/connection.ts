@@ -13,6 +13,9 @@ export function connectRedis(url: string, name: string, logger: Logger): Redis {
     // adapters need, and the rule cannot name SETINFO on Redis < 7.2 (each refusal would be
     // swallowed by ioredis, but land in ACL LOG).
     disableClientInfo: true,
+    // No INFO ready check either: INFO tells every client about the whole server (other tenants'
+    // clients and key counts), so deployments' users may not run it.
+    enableReadyCheck: false,
     maxRetriesPerRequest: null,
     enableOfflineQueue: true,
     retryStrategy: (times) => Math.min(times * 200, 2_000),

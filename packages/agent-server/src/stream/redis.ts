@@ -1,19 +1,10 @@
+import { STREAM_APPEND_SCRIPT, STREAM_APPEND_SHA } from "@berth-platform/server-kit";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { RunStreamEvent, StreamBroker, StreamMessage } from "./types.js";
 
 /** Marks the end of a run's stream in its log. */
 const END = "__end__";
-
-/**
- * Appends one event to a run's log (a Redis stream, capped, expiring) and publishes it with the id
- * the log gave it, in one step: subscribers see log and live messages in the same order.
- */
-const APPEND = `
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'p', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PUBLISH', KEYS[2], id .. '\\n' .. ARGV[2])
-return id`;
 
 type Listener = (message: StreamMessage) => void;
 
@@ -27,10 +18,6 @@ interface Subscription {
   closed: boolean;
 }
 
-type RedisCommands = Redis & {
-  berthAppend(key: string, channel: string, maxLen: number, payload: string, ttlMs: number): Promise<string>;
-};
-
 /**
  * Carries run events between processes: each run has a log in a Redis stream (kept `ttlMs` after
  * the run ends, at most `maxEvents`) and a pub/sub channel for live delivery. A subscriber listens
@@ -42,7 +29,7 @@ export class RedisStreamBroker implements StreamBroker {
   private readonly subs = new Map<string, Set<Subscription>>();
   /** Per run, the SUBSCRIBE of its channel: every subscriber reads the log only after it. */
   private readonly listening = new Map<string, Promise<unknown>>();
-  private readonly redis: RedisCommands;
+  private readonly redis: Redis;
 
   constructor(
     pub: Redis,
@@ -56,8 +43,7 @@ export class RedisStreamBroker implements StreamBroker {
       logger: Logger;
     },
   ) {
-    pub.defineCommand("berthAppend", { numberOfKeys: 2, lua: APPEND });
-    this.redis = pub as RedisCommands;
+    this.redis = pub;
     this.sub.on("message", (channel: string, text: string) => this.onLive(channel, text));
     // Messages published while the connection was down are in the logs: catch up from there.
     this.sub.on("ready", () => {
@@ -91,9 +77,17 @@ export class RedisStreamBroker implements StreamBroker {
   }
 
   private append(runId: string, payload: string, ttlMs: number): void {
+    // EVALSHA, and EVAL only when Redis does not hold the script (not ioredis's defineCommand,
+    // which sends EVAL first on every new connection): a deployment's Redis user behind the
+    // control plane may not run EVAL, and the control plane loads the script for it.
     // Commands queue while Redis is down and go out in order when it is back.
+    const args = [2, this.key(runId), this.channel(runId), this.options.maxEvents, payload, ttlMs] as const;
     this.redis
-      .berthAppend(this.key(runId), this.channel(runId), this.options.maxEvents, payload, ttlMs)
+      .evalsha(STREAM_APPEND_SHA, ...args)
+      .catch((error: unknown) => {
+        if (!/NOSCRIPT/.test((error as Error).message ?? "")) throw error;
+        return this.redis.eval(STREAM_APPEND_SCRIPT, ...args);
+      })
       .catch((error: unknown) =>
         this.options.logger.warn({ err: error, run_id: runId }, "stream event not stored"),
       );

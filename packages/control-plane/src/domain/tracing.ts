@@ -32,6 +32,11 @@ export interface RunWrite {
   graph_id?: string | undefined;
   /** Bytes of the operation's payload (retention by size counts these). */
   size_bytes: number;
+  /**
+   * The deployment whose ingest key sent it (absent or null: a workspace API key). An ingest key
+   * changes only runs its deployment wrote.
+   */
+  writer_deployment_id?: string | null | undefined;
 }
 
 /** A stored run (what queries read back). */

@@ -1,7 +1,14 @@
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@berth-platform/server-kit";
+import { jsonDepthExceeds, MAX_JSON_DEPTH, storageFault } from "@berth-platform/server-kit";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { DomainError, type FieldIssue, UnprocessableError } from "../errors.js";
+import { DomainError, type FieldIssue, ServiceUnavailableError, UnprocessableError } from "../errors.js";
+
+/** What a 503 for an unavailable database tells the client to wait before sending again. */
+const STORAGE_RETRY_AFTER_SECONDS = 2;
+
+function retryAfterOf(error: DomainError): number | undefined {
+  return error instanceof ServiceUnavailableError ? error.retryAfterSeconds : undefined;
+}
 
 /** One entry of a 422 body, shaped like FastAPI's. */
 export type ValidationIssue = FieldIssue;
@@ -73,12 +80,15 @@ export function toValidationIssue(where: string, issue: ZodIssueLike): Validatio
 /**
  * The one place errors become HTTP: domain errors keep their status with `{detail: string}`;
  * schema errors and malformed JSON are 422 `{detail: [{loc, msg, type}]}`; oversized bodies 413,
- * unsupported media types 415; anything unexpected is logged and answered with a bare 500.
+ * unsupported media types 415; a database that is restarting 503 with Retry-After, a full disk
+ * 507; anything unexpected is logged and answered with a bare 500.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof UnprocessableError) return reply.code(422).send({ detail: error.issues });
     if (error instanceof DomainError) {
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
       return reply.code(error.status).send({ detail: error.message });
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
@@ -103,6 +113,21 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply
         .code(422)
         .send({ detail: [{ loc: ["body"], msg: "JSON decode error", type: "json_invalid" }] });
+    }
+    const fault = storageFault(error);
+    if (fault === "unavailable") {
+      // A PostgreSQL restart or failover: nothing was half-written, the client may send again.
+      request.log.warn({ err: error }, "database unavailable");
+      return reply
+        .code(503)
+        .header("retry-after", String(STORAGE_RETRY_AFTER_SECONDS))
+        .send({ detail: "The control plane's database is unavailable; retry shortly." });
+    }
+    if (fault === "full") {
+      request.log.error({ err: error }, "storage full");
+      return reply.code(507).send({
+        detail: "The control plane's storage is full: nothing was written. Free disk space and retry.",
+      });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send({ detail: error.message });

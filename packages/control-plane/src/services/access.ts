@@ -52,10 +52,17 @@ export class AccessService {
     return tenant;
   }
 
-  /** Keys that reach the workspace the request acts in. */
+  /**
+   * Keys that reach the workspace the request acts in, each showing only the workspaces the
+   * caller reaches too (the ids of others' workspaces are not the caller's to know).
+   */
   async keys(principal: Principal, tenantId: string): Promise<ApiKeyRecord[]> {
     requireAdmin(principal);
-    return this.tenants.keysOfTenant(tenantId);
+    const reach = new Set(principal.tenantIds);
+    return (await this.tenants.keysOfTenant(tenantId)).map((key) => ({
+      ...key,
+      tenant_ids: key.tenant_ids.filter((id) => reach.has(id)),
+    }));
   }
 
   /** A new key for workspaces the caller reaches (a foreign workspace id is a 404). */
@@ -68,11 +75,20 @@ export class AccessService {
     return mintKey(this.tenants, workspaceIds, request);
   }
 
-  /** Revokes a key of the workspace the request acts in; it stops working at once. */
+  /**
+   * Revokes a key of the workspace the request acts in; it stops working at once. A key that also
+   * reaches workspaces the caller does not is refused (403): an admin of one workspace must not
+   * lock the others' admins (the bootstrap key among them) out.
+   */
   async revokeKey(principal: Principal, tenantId: string, keyId: string): Promise<void> {
     requireAdmin(principal);
-    if (!(await this.tenants.deleteKey(keyId, tenantId)))
-      throw new NotFoundError(`API key '${keyId}' not found.`);
+    const outcome = await this.tenants.deleteKey(keyId, tenantId, principal.tenantIds);
+    if (outcome === "not_found") throw new NotFoundError(`API key '${keyId}' not found.`);
+    if (outcome === "beyond_reach") {
+      throw new ForbiddenError(
+        `API key '${keyId}' also reaches workspaces this API key does not; only a key that reaches all of them may revoke it.`,
+      );
+    }
     this.auth.forget();
   }
 }

@@ -43,6 +43,9 @@ export interface ApiKeyRecord {
   tenant_ids: string[];
 }
 
+/** What a key deletion did: removed it, found none, or refused one reaching other workspaces. */
+export type KeyDeletion = "deleted" | "not_found" | "beyond_reach";
+
 /** The details of a new key (its hash is given beside). */
 export interface NewApiKey {
   id: string;
@@ -69,8 +72,11 @@ export interface TenantStore {
   keyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   /** Keys that reach a tenant, newest first. */
   keysOfTenant(tenantId: string): Promise<ApiKeyRecord[]>;
-  /** Removes the key with this id if it reaches `tenantId`; false when there is none. */
-  deleteKey(id: string, tenantId: string): Promise<boolean>;
+  /**
+   * Removes the key with this id if it reaches `tenantId` and no workspace outside `reach`
+   * (checked in the same transaction as the delete).
+   */
+  deleteKey(id: string, tenantId: string, reach: readonly string[]): Promise<KeyDeletion>;
   /** Records a use of the key. */
   touchKey(keyHash: string, now: string): Promise<void>;
 }
@@ -211,10 +217,12 @@ export interface RunQuery {
 /** Runs of traces: written in batches by the ingest writer, read by the tracing API. */
 export interface TraceStore {
   /**
-   * Upserts runs (at most one write per tenant and run id per call): a field a write leaves
-   * undefined keeps its stored value, so a `patch` completes the run its `post` created.
+   * Upserts runs in one transaction: a field a write leaves undefined keeps its stored value, so a
+   * `patch` completes the run its `post` created. A write with a `writer_deployment_id` changes
+   * no run another writer made (a workspace API key's writes change any); such writes are
+   * returned, refused.
    */
-  write(runs: RunWrite[], now: number): Promise<void>;
+  write(runs: RunWrite[], now: number): Promise<RunWrite[]>;
   /** Root runs of a project, newest first, with their trees' totals. */
   traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]>;
   /** Totals of a project's traces started in the window. */

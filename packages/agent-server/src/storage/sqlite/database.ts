@@ -1,5 +1,10 @@
-import { migrateToLatest, openSqliteFile, SharedFileSqliteDialect } from "@berth-platform/server-kit";
-import { Kysely, SqliteDialect } from "kysely";
+import {
+  migrateToLatest,
+  openSqliteFile,
+  SharedFileSqliteDialect,
+  SqliteFileDialect,
+} from "@berth-platform/server-kit";
+import { Kysely } from "kysely";
 import { migrationsFor } from "../sql/migrations.js";
 import type { AgentServerDb } from "../sql/schema.js";
 import { sqliteDialect } from "./dialect.js";
@@ -21,7 +26,7 @@ export async function openSqliteDatabase(
   // Shared: a statement refused by another process's write lock is retried without blocking the
   // event loop (SQLite's busy handler would sleep the thread).
   const dialect =
-    options.shared === true ? new SharedFileSqliteDialect(database) : new SqliteDialect({ database });
+    options.shared === true ? new SharedFileSqliteDialect(database) : new SqliteFileDialect(database);
   const db = new Kysely<AgentServerDb>({ dialect });
   await migrateToLatest(db, migrationsFor(sqliteDialect));
   return { db };

@@ -13,6 +13,19 @@ const STRIPPED = ["x-api-key", "x-tenant-id", "host", "connection", AGENT_TOKEN_
 /** Methods a browser may use on the agent API (the official agent server's CORS default). */
 const CORS_METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH"];
 
+/**
+ * What follows `/agents/<deployment id>` in the request target, exactly as the client sent it
+ * (always starting with `/`): not the router's decoded path, where `%3F` would become a query,
+ * `%2F` a slash and an encoded CR/LF a character dropped. It goes to the deployment's own
+ * upstream, so nothing in it can reach another agent.
+ */
+export function forwardedTarget(rawUrl: string): string {
+  const rest = rawUrl.slice(rawUrl.indexOf("/agents/") + "/agents/".length);
+  const end = rest.search(/[/?]/);
+  if (end < 0) return "/";
+  return rest[end] === "/" ? rest.slice(end) : `/${rest.slice(end)}`;
+}
+
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -61,8 +74,7 @@ export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGatew
         });
         const upstream = await gateway.upstream(tenantId, request.params.deployment_id);
         reply.raw.once("close", () => upstream.release());
-        const query = request.url.indexOf("?");
-        const target = `${upstream.url}/${request.params["*"] ?? ""}${query >= 0 ? request.url.slice(query) : ""}`;
+        const target = `${upstream.url}${forwardedTarget(request.raw.url ?? request.url)}`;
         return reply.from(target, {
           // The proxy's CORS headers stand; the agent's own would duplicate them.
           rewriteHeaders: (headers) =>

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { type RawRun, type RunWrite, runWriteOf } from "../../domain/tracing.js";
 import {
   BadRequestError,
+  ConflictError,
   DomainError,
   ForbiddenError,
   PayloadTooLargeError,
@@ -190,7 +191,8 @@ function operationsOfBatch(body: unknown): Operation[] {
 /**
  * The LangSmith-compatible API: `GET /info` and the ingest endpoints of the LangSmith API (`POST /runs/multipart`, `POST
  * /runs/batch`, `POST /runs`, `PATCH /runs/{id}`), as the official SDK calls them under
- * LANGSMITH_ENDPOINT (requests are validated, then queued: they never wait for the database),
+ * LANGSMITH_ENDPOINT (requests are validated, then written in batches shared by concurrent requests
+ * and answered once committed),
  * and the read endpoints of langsmith-read.ts.
  */
 export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
@@ -233,7 +235,9 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
       for (const { op, raw, bytes: size, texts } of ops) {
         try {
           const projectId = await deps.tracing.projectFor(sender, raw ?? {}, op);
-          writes.push(runWriteOf(raw, op, sender.tenantId, projectId, size, texts));
+          const write = runWriteOf(raw, op, sender.tenantId, projectId, size, texts);
+          write.writer_deployment_id = sender.deploymentId;
+          writes.push(write);
         } catch (error) {
           // A value JSON could parse but not serialize again (too deep for the stack) is still bad input.
           if (error instanceof DomainError) throw error;
@@ -241,8 +245,16 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
         }
         bytes += size;
       }
-      const accepted = deps.queue.offer(writes, bytes);
-      return accepted ? { accepted: writes.length } : { accepted: 0, dropped: writes.length };
+      // Answered once written: a 202 means the runs are kept (a failure is a 503/507 the SDK sees).
+      const { refused } = await deps.queue.offer(writes, bytes);
+      if (refused.length > 0) {
+        const ids = [...new Set(refused.map((write) => write.id))];
+        throw new ConflictError(
+          `Run ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ` and ${ids.length - 5} more` : ""} ` +
+            "already exists and was not written by this deployment: it was not changed.",
+        );
+      }
+      return { accepted: writes.length };
     };
 
     app.post("/runs/multipart", { schema: { hide: true } }, async (request, reply) => {

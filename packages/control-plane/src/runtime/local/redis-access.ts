@@ -1,19 +1,21 @@
 import { createHmac } from "node:crypto";
+import { STREAM_APPEND_SCRIPT } from "@berth-platform/server-kit";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 
 /**
  * The commands a deployment's agent server sends (agent-server `redis/connection.ts`,
- * `queue/signals-redis.ts`, `stream/redis.ts`) and nothing else: the append script (EVALSHA, EVAL
- * when the script is not cached; XADD, PEXPIRE and PUBLISH inside it are checked too), the stream
- * reads, pub/sub, and ioredis's connection set-up (HELLO and AUTH need no permission; INFO is the
- * ready check, CLIENT SETNAME the connection name, SELECT a database in the URL). Named one by one
- * rather than by category: @read/@keyspace hold SCAN and KEYS, which list every key whatever the
- * key patterns (other deployments' run ids).
+ * `queue/signals-redis.ts`, `stream/redis.ts`) and nothing else: EVALSHA of the stream append
+ * script, which the control plane loads (XADD, PEXPIRE and PUBLISH inside it are checked too), the
+ * stream reads, pub/sub, and ioredis's connection set-up (HELLO and AUTH need no permission; CLIENT
+ * SETNAME the connection name, SELECT a database in the URL; the INFO ready check is off). Named
+ * one by one rather than by category: @read/@keyspace hold SCAN and KEYS, which list every key
+ * whatever the key patterns (other deployments' run ids). Not EVAL or SCRIPT (one endless script
+ * blocks the Redis every deployment shares: BUSY until SCRIPT KILL), not INFO (the whole server's
+ * clients and key counts).
  */
 export const AGENT_REDIS_COMMANDS: readonly string[] = [
   "evalsha",
-  "eval",
   "xadd",
   "pexpire",
   "xrange",
@@ -23,7 +25,6 @@ export const AGENT_REDIS_COMMANDS: readonly string[] = [
   "subscribe",
   "unsubscribe",
   "ping",
-  "info",
   "select",
   "quit",
   "client|setname",
@@ -74,6 +75,19 @@ export function redactRedisUrl(url: string): string {
   } catch {
     return "(unparsable Redis URL)";
   }
+}
+
+/**
+ * Whether `ACL GETUSER default`'s reply is an enabled user without a password that may run
+ * commands (a `default` that is off, has a password, or may run nothing is no way in).
+ */
+export function defaultUserIsOpen(reply: unknown): boolean {
+  if (!Array.isArray(reply)) return false;
+  const fields = new Map<string, unknown>();
+  for (let i = 0; i + 1 < reply.length; i += 2) fields.set(String(reply[i]), reply[i + 1]);
+  const flags = (fields.get("flags") as unknown[] | undefined)?.map(String) ?? [];
+  const commands = String(fields.get("commands") ?? "");
+  return flags.includes("on") && flags.includes("nopass") && commands.trim() !== "-@all";
 }
 
 /** Where a deployment's agent servers reach Redis. */
@@ -138,6 +152,7 @@ export class RedisAclAccess implements DeploymentRedisAccess {
     this.#redis.on("ready", () => {
       down = false;
       if (connectedBefore) for (const id of this.#granted) void this.#apply(id).catch(() => {});
+      else void this.#warnIfDefaultUserOpen();
       connectedBefore = true;
     });
   }
@@ -190,10 +205,15 @@ export class RedisAclAccess implements DeploymentRedisAccess {
     else this.#redis.disconnect();
   }
 
-  /** ACL SETUSER for one deployment; a refusal switches to the shared credential (warned once). */
+  /**
+   * SCRIPT LOAD of the append script, then ACL SETUSER for one deployment; a refusal switches to
+   * the shared credential (warned once). The script first: an agent server that can log in finds
+   * it (a restarted Redis forgets both, and both are applied again on reconnect).
+   */
   async #apply(deploymentId: string): Promise<void> {
     if (this.#supported === false) return;
     try {
+      await this.#redis.call("SCRIPT", "LOAD", STREAM_APPEND_SCRIPT);
       await this.#redis.call(
         "ACL",
         "SETUSER",
@@ -219,6 +239,26 @@ export class RedisAclAccess implements DeploymentRedisAccess {
         );
       }
     }
+  }
+
+  /**
+   * Redis's `default` user without a password lets anything that reaches the port (deployment
+   * code included) in as that user, with every key of every deployment: the per-deployment users
+   * would protect nothing. Said loudly, once, at start (the shared test Redis is such a one, so
+   * starting is not refused); the README gives the secure form.
+   */
+  async #warnIfDefaultUserOpen(): Promise<void> {
+    let reply: unknown;
+    try {
+      reply = await this.#redis.call("ACL", "GETUSER", "default");
+    } catch {
+      return; // No ACL (Redis < 6) or no right to read users: the fallback warning covers it.
+    }
+    if (!defaultUserIsOpen(reply)) return;
+    this.#logger.error(
+      { redis: redactRedisUrl(this.#url) },
+      "INSECURE REDIS: its `default` user has no password, so any process that reaches the Redis port — deployment code included — can read and change every deployment's keys and channels; the per-deployment Redis users protect nothing. Give the default user a password (`ACL SETUSER default on >PASSWORD`, or `requirepass`) or turn it off (`ACL SETUSER default off`), and start Berth with a user that may run ACL: --redis-url redis://berth:PASSWORD@HOST:6379 (README, 'Redis').",
+    );
   }
 
   #password(deploymentId: string): string {

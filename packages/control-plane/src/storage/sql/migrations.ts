@@ -244,6 +244,15 @@ const migrations = (d: SqlDialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0032_tracing_run_writer": {
+    // The deployment whose ingest key wrote a run (issue 27): another deployment's key may not
+    // change it. Runs written before are given their project's deployment.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("tracing_runs").addColumn("writer_deployment_id", "text").execute();
+      await sql`update tracing_runs set writer_deployment_id = (
+          select p.deployment_id from tracing_projects p where p.id = tracing_runs.project_id)`.execute(db);
+    },
+  },
 });
 
 /** Feeds the in-code migrations, in `dialect`'s types, to Kysely's Migrator. */

@@ -150,6 +150,8 @@ export interface TracingRunsTable {
   thread_id: string | null;
   agent_run_id: string | null;
   graph_id: string | null;
+  /** The deployment whose ingest key wrote the run (null: a workspace API key). */
+  writer_deployment_id: string | null;
   size_bytes: number;
   received_ms: number;
 }

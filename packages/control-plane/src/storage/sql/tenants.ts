@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
-import type { ApiKeyRecord, KeyRole, NewApiKey, Tenant, TenantStore } from "../types.js";
+import type { ApiKeyRecord, KeyDeletion, KeyRole, NewApiKey, Tenant, TenantStore } from "../types.js";
 import type { ApiKeysTable, ControlPlaneDb } from "./schema.js";
 
 function keyRecord(row: Selectable<ApiKeysTable>, tenantIds: string[]): ApiKeyRecord {
@@ -112,7 +112,7 @@ export class SqlTenantStore implements TenantStore {
     );
   }
 
-  async deleteKey(id: string, tenantId: string): Promise<boolean> {
+  async deleteKey(id: string, tenantId: string, reach: readonly string[]): Promise<KeyDeletion> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom("api_keys")
@@ -121,10 +121,16 @@ export class SqlTenantStore implements TenantStore {
         .where("api_keys.id", "=", id)
         .where("api_key_tenants.tenant_id", "=", tenantId)
         .executeTakeFirst();
-      if (!row) return false;
+      if (!row) return "not_found";
+      const links = await trx
+        .selectFrom("api_key_tenants")
+        .select("tenant_id")
+        .where("key_hash", "=", row.key_hash)
+        .execute();
+      if (links.some((link) => !reach.includes(link.tenant_id))) return "beyond_reach";
       await trx.deleteFrom("api_key_tenants").where("key_hash", "=", row.key_hash).execute();
       await trx.deleteFrom("api_keys").where("key_hash", "=", row.key_hash).execute();
-      return true;
+      return "deleted";
     });
   }
 

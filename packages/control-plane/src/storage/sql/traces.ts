@@ -38,29 +38,45 @@ export class SqlTraceStore implements TraceStore {
     private readonly dialect: SqlDialect,
   ) {}
 
-  async write(runs: RunWrite[], now: number): Promise<void> {
-    if (runs.length === 0) return;
+  async write(runs: RunWrite[], now: number): Promise<RunWrite[]> {
+    const refused: RunWrite[] = [];
+    if (runs.length === 0) return refused;
     await this.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < runs.length; i += CHUNK) {
-        const rows = runs.slice(i, i + CHUNK).map((run) => rowOf(run, now));
-        await trx
-          .insertInto("tracing_runs")
-          .values(rows)
-          .onConflict((oc) =>
-            oc.columns(["tenant_id", "id"]).doUpdateSet((eb) => {
-              const set: Record<string, unknown> = {
-                size_bytes: sql`tracing_runs.size_bytes + excluded.size_bytes`,
-                received_ms: eb.ref("excluded.received_ms"),
-              };
-              for (const column of MERGED) {
-                set[column] = eb.fn.coalesce(eb.ref(`excluded.${column}`), eb.ref(`tracing_runs.${column}`));
-              }
-              return set;
-            }),
-          )
-          .execute();
+      for (const round of distinctRounds(runs)) {
+        for (let i = 0; i < round.length; i += CHUNK) {
+          const chunk = round.slice(i, i + CHUNK);
+          const written = await trx
+            .insertInto("tracing_runs")
+            .values(chunk.map((run) => rowOf(run, now)))
+            .onConflict((oc) =>
+              oc
+                .columns(["tenant_id", "id"])
+                .doUpdateSet((eb) => {
+                  const set: Record<string, unknown> = {
+                    size_bytes: sql`tracing_runs.size_bytes + excluded.size_bytes`,
+                    received_ms: eb.ref("excluded.received_ms"),
+                  };
+                  for (const column of MERGED) {
+                    set[column] = eb.fn.coalesce(
+                      eb.ref(`excluded.${column}`),
+                      eb.ref(`tracing_runs.${column}`),
+                    );
+                  }
+                  return set;
+                })
+                // An ingest key's write changes only its own deployment's runs; the writer stays.
+                .where(
+                  sql<boolean>`excluded.writer_deployment_id is null or tracing_runs.writer_deployment_id = excluded.writer_deployment_id`,
+                ),
+            )
+            .returning(["tenant_id", "id"])
+            .execute();
+          const done = new Set(written.map((row) => `${row.tenant_id}\u0000${row.id}`));
+          for (const run of chunk) if (!done.has(`${run.tenant_id}\u0000${run.id}`)) refused.push(run);
+        }
       }
     });
+    return refused;
   }
 
   async traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]> {
@@ -316,6 +332,25 @@ export class SqlTraceStore implements TraceStore {
   }
 }
 
+/**
+ * The writes split so that no statement holds one run twice (an upsert may touch a row once):
+ * two writers' writes of one run id go to successive statements, in the order given.
+ */
+function distinctRounds(runs: RunWrite[]): RunWrite[][] {
+  const rounds: Array<{ runs: RunWrite[]; keys: Set<string> }> = [];
+  for (const run of runs) {
+    const key = `${run.tenant_id}\u0000${run.id}`;
+    let round = rounds.find((r) => !r.keys.has(key));
+    if (!round) {
+      round = { runs: [], keys: new Set() };
+      rounds.push(round);
+    }
+    round.runs.push(run);
+    round.keys.add(key);
+  }
+  return rounds.map((r) => r.runs);
+}
+
 function rowOf(run: RunWrite, now: number) {
   return {
     tenant_id: run.tenant_id,
@@ -339,6 +374,7 @@ function rowOf(run: RunWrite, now: number) {
     thread_id: run.thread_id ?? null,
     agent_run_id: run.agent_run_id ?? null,
     graph_id: run.graph_id ?? null,
+    writer_deployment_id: run.writer_deployment_id ?? null,
     size_bytes: run.size_bytes,
     received_ms: now,
   };
