@@ -107,6 +107,9 @@ if (!SCALED_SERVICES) {
       try {
         const status = await statusOf(api.threads.get(threads[0]?.thread_id ?? ""));
         assert.equal(status, 503, "the API answers 503 while the database is away");
+        const raw = await fetch(`${cluster().apis[0]?.url}/threads/${threads[0]?.thread_id}`);
+        assert.equal(raw.status, 503);
+        assert.equal(raw.headers.get("retry-after"), "2", "a 503 says when to send again");
         await new Promise((resolve) => setTimeout(resolve, 5_000));
       } finally {
         proxy.restore();

@@ -66,8 +66,9 @@ describe("a PostgreSQL restart", () => {
     timeout: 300_000,
   }, async () => {
     await pg.start();
-    plane = await openPlane(temp.dir, pg.url);
-    const created = await plane.app.inject({
+    const cp = await openPlane(temp.dir, pg.url);
+    plane = cp;
+    const created = await cp.app.inject({
       method: "POST",
       url: "/v2/deployments",
       headers,
@@ -78,7 +79,7 @@ describe("a PostgreSQL restart", () => {
     const statuses = new Map<number, number>();
     const send = async () => {
       const run = traceRun();
-      const res = await plane?.app.inject({
+      const res = await cp.app.inject({
         method: "POST",
         url: "/langsmith-api/runs",
         headers,
@@ -97,7 +98,7 @@ describe("a PostgreSQL restart", () => {
     await pg.stop();
     const during = new Map<number, number>();
     for (let i = 0; i < 30; i++) {
-      const list = await plane.app.inject({ method: "GET", url: "/v2/deployments", headers });
+      const list = await cp.app.inject({ method: "GET", url: "/v2/deployments", headers });
       during.set(list.statusCode, (during.get(list.statusCode) ?? 0) + 1);
       assert.equal(list.statusCode, 503, list.body);
       assert.equal(list.headers["retry-after"], "2");
@@ -113,7 +114,7 @@ describe("a PostgreSQL restart", () => {
     const backAt = Date.now();
     let back = 0;
     while (Date.now() - backAt < 60_000) {
-      back = (await plane.app.inject({ method: "GET", url: "/v2/deployments", headers })).statusCode;
+      back = (await cp.app.inject({ method: "GET", url: "/v2/deployments", headers })).statusCode;
       if (back === 200) break;
       assert.equal(back, 503);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -121,7 +122,7 @@ describe("a PostgreSQL restart", () => {
     assert.equal(back, 200, "answers again once PostgreSQL is back");
     console.log(`# answering again ${Date.now() - backAt} ms after PostgreSQL started`);
     for (let i = 0; i < 20; i++) await send();
-    await assertStored(plane, accepted);
+    await assertStored(cp, accepted);
     assert.ok(accepted.length >= 40, `runs accepted before and after: ${accepted.length}`);
   });
 });
@@ -142,13 +143,14 @@ describe("a full disk", () => {
   }, async () => {
     await exec("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", temp.dir]);
     mounted = true;
-    plane = await openPlane(temp.dir);
+    const cp = await openPlane(temp.dir);
+    plane = cp;
     const accepted: string[] = [];
     const statuses = new Map<number, number>();
     let full: { statusCode: number; body: string } | undefined;
     for (let i = 0; i < 400 && !full; i++) {
       const run = traceRun(16 * 1024);
-      const res = await plane.app.inject({
+      const res = await cp.app.inject({
         method: "POST",
         url: "/langsmith-api/runs",
         headers,
@@ -164,7 +166,7 @@ describe("a full disk", () => {
     assert.match((JSON.parse(full.body) as { detail: string }).detail, /storage is full/);
     // Still full: the next ones are refused the same way, and nothing answered 202 was lost.
     for (let i = 0; i < 5; i++) {
-      const res = await plane.app.inject({
+      const res = await cp.app.inject({
         method: "POST",
         url: "/langsmith-api/runs",
         headers,
@@ -172,6 +174,6 @@ describe("a full disk", () => {
       });
       assert.equal(res.statusCode, 507, res.body);
     }
-    await assertStored(plane, accepted);
+    await assertStored(cp, accepted);
   });
 });

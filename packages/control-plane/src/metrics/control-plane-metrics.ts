@@ -56,7 +56,7 @@ export class ControlPlaneMetrics {
     });
     this.traceRuns = new Counter({
       name: "berth_cp_trace_runs_total",
-      help: "Trace run operations received by the ingest API: accepted, written, dropped_queue_full, dropped_write_failed",
+      help: "Trace run operations received by the ingest API: accepted, written, dropped_queue_full and dropped_write_failed (refused: the client was answered 503/507 and may send again)",
       labelNames: ["outcome"],
       registers: [this.registry],
     });
@@ -94,7 +94,7 @@ export class ControlPlaneMetrics {
     this.traceRuns.inc({ outcome: "accepted" }, count);
   }
 
-  /** Trace runs dropped: the queue was full, or their batch could not be written. */
+  /** Trace runs refused (503/507 to the client): the queue was full, or their batch could not be written. */
   traceRunsDropped(reason: "queue_full" | "write_failed", count: number): void {
     this.traceRuns.inc({ outcome: `dropped_${reason}` }, count);
   }
