@@ -327,8 +327,13 @@ export function sandboxArgs(
     "/tmp",
   ];
   // Berth installed (or checked out) under /tmp: the private /tmp must not hide its program. The
-  // data directory's tmpfs below still covers it if it lies inside.
-  for (const dir of berthFiles) if (isUnder(dir, "/tmp")) args.push("--ro-bind", dir, dir);
+  // data directory's tmpfs below still covers it if it lies inside. The directories bubblewrap
+  // makes on the way to the mount would be root's 0700, which the workspace user cannot cross.
+  const madeInTmp = new Set<string>();
+  for (const dir of berthFiles) {
+    if (!isUnder(dir, "/tmp")) continue;
+    args.push(...openAncestors("/tmp", dir, madeInTmp), "--ro-bind", dir, dir);
+  }
   // No --new-session: the process group is how the runtime stops everything the command started.
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (mounts.dieWithParent) args.push("--die-with-parent");
@@ -338,19 +343,27 @@ export function sandboxArgs(
   // of the workspace user's reach: they are made 0755 first (they hold nothing but the mounts).
   const made = new Set<string>();
   for (const dir of [...mounts.readable, ...writable]) {
-    const rel = path.relative(dataDir, dir);
-    if (rel.startsWith("..") || path.isAbsolute(rel)) continue;
-    const parts = rel.split(path.sep).slice(0, -1);
-    for (let i = 1; i <= parts.length; i += 1) {
-      const ancestor = path.join(dataDir, ...parts.slice(0, i));
-      if (made.has(ancestor)) continue;
-      made.add(ancestor);
-      args.push("--perms", "0755", "--dir", ancestor);
-    }
+    if (isUnder(dir, dataDir)) args.push(...openAncestors(dataDir, dir, made));
   }
   for (const dir of mounts.readable) args.push("--ro-bind", dir, dir);
   for (const dir of writable) args.push("--bind", dir, dir);
   return args;
+}
+
+/**
+ * bubblewrap arguments that make the directories between `root` (a tmpfs) and `dir` 0755 before
+ * something is mounted at `dir`: bubblewrap would make them root's 0700. `made` skips repeats.
+ */
+function openAncestors(root: string, dir: string, made: Set<string>): string[] {
+  const out: string[] = [];
+  const parts = path.relative(root, dir).split(path.sep).slice(0, -1);
+  for (let i = 1; i <= parts.length; i += 1) {
+    const ancestor = path.join(root, ...parts.slice(0, i));
+    if (made.has(ancestor)) continue;
+    made.add(ancestor);
+    out.push("--perms", "0755", "--dir", ancestor);
+  }
+  return out;
 }
 
 function isUnder(dir: string, parent: string): boolean {
