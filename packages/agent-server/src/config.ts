@@ -90,7 +90,8 @@ export interface AgentServerConfig {
   readonly tracing: boolean;
   /**
    * Server processes on the embedded SQLite files (--workers, BERTH_WORKERS; default the number of
-   * cores): above 1, a primary process supervises that many children sharing the port.
+   * cores for berth serve, 1 for berth dev): above 1, a primary process supervises that many
+   * children sharing the port.
    */
   readonly workers: number;
   /**
@@ -128,6 +129,12 @@ export interface AgentServerConfigInput {
     databaseUrl?: string | undefined;
     redisUrl?: string | undefined;
     workers?: string | number | undefined;
+    /**
+     * Server processes when neither --workers nor BERTH_WORKERS says: "cores" (berth serve) or 1
+     * (berth dev: one process, as the official dev server, so graph modules' in-memory state is
+     * shared by every run of a thread).
+     */
+    defaultWorkers?: "cores" | 1 | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
@@ -175,7 +182,7 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
   const workers = parseWorkers(flags.workers ?? env.BERTH_WORKERS, {
     databaseUrl,
     waitForLock: waitForLock || sharedDataDir,
-    cores: os.availableParallelism(),
+    byDefault: flags.defaultWorkers === 1 ? 1 : os.availableParallelism(),
   });
   if (databaseSchema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new Error(`Invalid BERTH_DATABASE_SCHEMA: ${databaseSchema} (letters, digits and _, at most 63)`);
@@ -263,10 +270,11 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
  */
 function parseWorkers(
   raw: string | number | undefined,
-  context: { databaseUrl: string | null; waitForLock: boolean; cores: number },
+  context: { databaseUrl: string | null; waitForLock: boolean; byDefault: number },
 ): number {
   const single = context.databaseUrl !== null || context.waitForLock;
-  if (raw === undefined || (typeof raw === "string" && raw.trim() === "")) return single ? 1 : context.cores;
+  if (raw === undefined || (typeof raw === "string" && raw.trim() === ""))
+    return single ? 1 : context.byDefault;
   const workers = integer("workers", raw, 1, 256);
   if (workers > 1 && context.databaseUrl !== null)
     throw new Error("--workers applies to the embedded SQLite mode; with DATABASE_URI run more processes");
@@ -308,7 +316,7 @@ function integer(name: string, value: string | number, min: number, max: number)
 }
 
 /** `LANGGRAPH_CONFIG` (JSON object by graph id, as the official servers read it), or `{}` when unset. */
-function parseGraphAssistantConfigs(raw: string | undefined): Record<string, Record<string, unknown>> {
+export function parseGraphAssistantConfigs(raw: string | undefined): Record<string, Record<string, unknown>> {
   if (raw === undefined || raw.trim() === "") return {};
   let parsed: unknown;
   try {

@@ -27,7 +27,7 @@ export function registerDevCommand(program: Command): void {
     .option("--n-jobs-per-worker <n>", "runs executed at the same time by each worker (default: 10)")
     .option(
       "--workers <n>",
-      "server processes sharing the port and the data directory (env BERTH_WORKERS; default: the number of cores; 1: one process)",
+      "server processes sharing the port and the data directory (env BERTH_WORKERS; default 1: one process, as the official dev server; with more, each process has its own copy of the graph modules and their in-memory state)",
     )
     .option(
       "--wait-for-lock",
@@ -44,7 +44,7 @@ export function registerDevCommand(program: Command): void {
       `
 Environment:
   BERTH_LOG_LEVEL          log level (default info)
-  BERTH_WORKERS            server processes (default: the number of cores; as --workers)
+  BERTH_WORKERS            server processes (default 1; as --workers)
   BG_JOB_TIMEOUT_SECS      run time limit in seconds (default 3600)
   BG_JOB_MAX_RETRIES       attempts of a run interrupted by a crash (default 3)
   BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS  time running runs get after SIGTERM (default 10)
@@ -80,6 +80,7 @@ Example:
             databaseUrl: options.databaseUrl,
             redisUrl: options.redisUrl,
             workers: options.workers,
+            defaultWorkers: 1,
           },
           env: process.env,
           cwd: process.cwd(),

@@ -1,0 +1,147 @@
+// Issue 29: the last differences from the official JS server, each seen through the official SDK on
+// a project shaped like the official server's own test graphs (test/fixtures/official-graphs-project:
+// its own node_modules, langgraph.json with env LANGGRAPH_CONFIG and http.app, unchanged).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Client } from "@langchain/langgraph-sdk";
+import { Agent, fetch as undiciFetch } from "undici";
+import { useOwnDepsServer } from "./own-deps-helpers.js";
+
+type Message = { type?: string; content: unknown; id?: string };
+type Chunk = { event: string; data: unknown };
+
+async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of stream) out.push(item);
+  return out;
+}
+
+/** The messages of the last `values` event that has them (an interrupt ends with `{__interrupt__: []}`). */
+const lastValues = (chunks: Chunk[]) =>
+  (
+    chunks.findLast((c) => c.event === "values" && "messages" in (c.data as object))?.data as
+      | { messages: Message[] }
+      | undefined
+  )?.messages ?? [];
+
+describe("differences from the official JS server (issue 29)", () => {
+  // berth dev as a user starts it: the default number of processes (not the tests' usual 1).
+  const project = useOwnDepsServer("official", { BERTH_WORKERS: "" });
+  const client = () => project.client();
+  const url = (p: string) => `${project.server().url}${p}`;
+
+  it("human in the loop - modification: a state update replacing the last AI message by id ends with 4 messages", async () => {
+    // Each request on a connection of its own, as concurrent clients and browsers send them: every
+    // request may reach another server process. The graph keeps one model per thread in its
+    // module, as the official test graph does; the official dev server is one process.
+    const fresh = (input: Parameters<typeof fetch>[0], init?: RequestInit) =>
+      undiciFetch(input as string, {
+        ...(init as object),
+        dispatcher: new Agent(),
+      }) as unknown as Promise<Response>;
+    const client = () => new Client({ apiUrl: project.server().url, callerOptions: { fetch: fresh } });
+    const assistant = await client().assistants.create({ graphId: "agent" });
+    const thread = await client().threads.create();
+    const input = { messages: [{ type: "human", content: "foo", id: "initial-message" }] };
+    let chunks = (await collect(
+      client().runs.stream(thread.thread_id, assistant.assistant_id, { input, interruptBefore: ["tool"] }),
+    )) as Chunk[];
+    assert.deepEqual(
+      chunks.filter((c) => c.event === "error"),
+      [],
+    );
+    const last = lastValues(chunks).at(-1);
+    assert.ok(last, "the interrupted run streamed its messages");
+    assert.equal(last.content, "begin");
+    // The official test edits the message it received and sends it back, with no as_node.
+    last.content = "modified";
+    await client().threads.updateState(thread.thread_id, { values: { messages: [last] } });
+    await client().threads.update(thread.thread_id, { metadata: { modified: true } });
+    const modified = await client().threads.get(thread.thread_id);
+    assert.equal(modified.status, "interrupted");
+    assert.equal(modified.metadata?.modified, true);
+    const state = await client().threads.getState<{ messages: Message[] }>(thread.thread_id);
+    assert.equal(state.values.messages.length, 2);
+    assert.equal(state.values.messages.at(-1)?.content, "modified");
+    assert.deepEqual(state.next, ["tool"]);
+    assert.equal(state.tasks.length, 1);
+    assert.equal(state.tasks[0]?.name, "tool");
+
+    chunks = (await collect(
+      client().runs.stream(thread.thread_id, assistant.assistant_id, { input: null }),
+    )) as Chunk[];
+    assert.deepEqual(
+      chunks.filter((c) => c.event === "error"),
+      [],
+    );
+    assert.equal((await client().threads.get(thread.thread_id)).status, "idle");
+    const messages = lastValues(chunks);
+    assert.deepEqual(
+      messages.map((m) => m.content),
+      ["foo", "modified", "tool_call__modified", "end"],
+    );
+    const history = await client().threads.getHistory<{ messages: Message[] }>(thread.thread_id);
+    assert.equal(history.length, 6);
+    assert.equal(history[0]?.next.length, 0);
+    assert.equal(history[0]?.values.messages.length, 4);
+    assert.deepEqual(history.at(-1)?.next, ["__start__"]);
+  });
+
+  it("new Client() with no apiUrl in the project's http.app reaches the server itself (/custom/client), as on the official server", async () => {
+    const response = await fetch(url("/custom/client"));
+    assert.equal(response.status, 200, await response.clone().text());
+    const body = (await response.json()) as { result: { messages: Message[] } };
+    assert.equal(body.result.messages.at(-1)?.content, "answered 1 message(s)");
+  });
+
+  it("new Client() with no apiUrl in graph code reaches the server itself, and LANGGRAPH_API_URL names it", async () => {
+    const result = (await client().runs.wait(null, "client_caller", { input: {} })) as {
+      reply?: string;
+      apiUrl?: string;
+    };
+    assert.equal(result.reply, "answered 1 message(s)");
+    assert.equal(result.apiUrl, project.server().url);
+  });
+
+  it("a webhook that is a path (/custom/webhook) is delivered to the server's own http.app, as on the official server", async () => {
+    const thread = await client().threads.create();
+    const run = await client().runs.create(thread.thread_id, "agent_simple", {
+      input: { messages: [{ role: "human", content: "hook" }] },
+      webhook: "/custom/webhook",
+    });
+    await client().runs.join(thread.thread_id, run.run_id);
+    type Payload = { run_id?: string; status?: string } | null;
+    const received = async () => (await (await fetch(url("/custom/webhook-payload"))).json()) as Payload;
+    let payload = await received();
+    // Delivered in the background after the run: up to 20 s on a loaded machine.
+    for (let i = 0; i < 400 && payload?.run_id !== run.run_id; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      payload = await received();
+    }
+    assert.equal(payload?.run_id, run.run_id);
+    assert.equal(payload?.status, "success");
+    // A protocol-relative or schemeless string is still no URL.
+    await assert.rejects(
+      client().runs.create(thread.thread_id, "agent_simple", { input: {}, webhook: "//elsewhere/hook" }),
+      /422/,
+    );
+  });
+
+  it("config from env: LANGGRAPH_CONFIG in langgraph.json env gives the system assistants their config and context", async () => {
+    const [agent] = await client().assistants.search({
+      graphId: "agent",
+      metadata: { created_by: "system" },
+    });
+    assert.deepEqual(agent?.config, { configurable: { model_name: "openai" } });
+    const [runtime] = await client().assistants.search({
+      graphId: "simple_runtime",
+      metadata: { created_by: "system" },
+    });
+    assert.deepEqual(runtime?.context, { model: "unknown" });
+    // Runs of the system assistant get them.
+    const state = (await client().runs.wait(null, "simple_runtime", { input: { message: "hi" } })) as {
+      model?: string;
+    };
+    assert.equal(state.model, "unknown");
+  });
+});
