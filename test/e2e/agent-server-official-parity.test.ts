@@ -2,7 +2,10 @@
 // a project shaped like the official server's own test graphs (test/fixtures/official-graphs-project:
 // its own node_modules, langgraph.json with env LANGGRAPH_CONFIG and http.app, unchanged).
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import fs from "node:fs";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import { makeTempDir, spawnBerth } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
 import { Agent, fetch as undiciFetch } from "undici";
 import { useOwnDepsServer } from "./own-deps-helpers.js";
@@ -24,9 +27,10 @@ const lastValues = (chunks: Chunk[]) =>
       | undefined
   )?.messages ?? [];
 
+// berth dev as a user starts it: the default number of processes (not the tests' usual 1).
+const project = useOwnDepsServer("official", { BERTH_WORKERS: "" });
+
 describe("differences from the official JS server (issue 29)", () => {
-  // berth dev as a user starts it: the default number of processes (not the tests' usual 1).
-  const project = useOwnDepsServer("official", { BERTH_WORKERS: "" });
   const client = () => project.client();
   const url = (p: string) => `${project.server().url}${p}`;
 
@@ -143,5 +147,84 @@ describe("differences from the official JS server (issue 29)", () => {
       model?: string;
     };
     assert.equal(state.model, "unknown");
+  });
+
+  it("schemas: config_schema lists the configurable fields (draft-07), context_schema the context's enum, as the official parser emits", async () => {
+    type Json = { type?: string; properties?: Record<string, Json>; $schema?: string; enum?: string[] };
+    const created = await client().assistants.create({ graphId: "agent" });
+    for (const id of ["agent", created.assistant_id]) {
+      const schemas = await client().assistants.getSchemas(id);
+      const config = schemas.config_schema as Json;
+      assert.equal(config.type, "object");
+      assert.deepEqual(config.properties?.model_name, { type: "string" });
+      assert.equal(config.$schema, "http://json-schema.org/draft-07/schema#");
+      assert.ok(schemas.input_schema && schemas.output_schema && schemas.state_schema);
+    }
+    const runtime = await client().assistants.getSchemas("simple_runtime");
+    for (const schema of [runtime.config_schema, runtime.context_schema] as Json[]) {
+      assert.deepEqual(schema.properties?.model?.enum, ["anthropic", "openai", "unknown"]);
+    }
+  });
+});
+
+describe("schemas ready before anyone asks (issue 29)", () => {
+  // Servers of their own on the same installed project, parsing at start-up.
+  const temp = makeTempDir("berth-schemas-");
+  after(() => temp.cleanup());
+  const dataDir = () => path.join(temp.dir, "data");
+  const start = (env: Record<string, string>) =>
+    spawnBerth(
+      [
+        "dev",
+        "--config",
+        path.join(project.projectDir, "langgraph.json"),
+        "--port",
+        "0",
+        "--data-dir",
+        dataDir(),
+      ],
+      { cwd: project.projectDir, timeoutMs: 60_000, env },
+    );
+  const cached = () => {
+    const dir = path.join(dataDir(), "schemas");
+    return fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith("agent@")) : [];
+  };
+  const configOf = async (url: string) =>
+    ((await new Client({ apiUrl: url }).assistants.getSchemas("agent")).config_schema ?? null) as {
+      properties?: Record<string, unknown>;
+    } | null;
+
+  it("parses the TypeScript types at start-up with no request, keeps them on disk, and a restart with unchanged files does not parse again", async () => {
+    const first = await start({ BERTH_SCHEMA_WARMUP: "1" });
+    try {
+      // Nobody asks; the parse is done in the background (seconds; minutes on a loaded machine).
+      const deadline = Date.now() + 240_000;
+      while (cached().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      assert.equal(cached().length, 1, "the schemas of graph agent are cached without any request");
+      assert.deepEqual((await configOf(first.url))?.properties?.model_name, { type: "string" });
+    } finally {
+      await first.stop();
+    }
+    // A parse now would time out at once: typed schemas can only come from the cache.
+    const second = await start({ LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: "100" });
+    try {
+      assert.deepEqual((await configOf(second.url))?.properties?.model_name, { type: "string" });
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("a changed file is a miss: the cache is keyed by the content of the project's files", async () => {
+    const file = path.join(project.projectDir, "src/agent.ts");
+    const original = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(file, `${original}\n// changed\n`);
+    const server = await start({ LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: "100" });
+    try {
+      // The parse this needs times out (100 ms): untyped, so not read from the entry of before.
+      assert.equal((await configOf(server.url))?.properties?.model_name, undefined);
+    } finally {
+      await server.stop();
+      fs.writeFileSync(file, original);
+    }
   });
 });

@@ -299,7 +299,8 @@ describe("berth dev --workers 1 and the defaults", () => {
       ] as const) {
         const byDefault = await spawnBerth(
           [command, "--config", FIXTURE_CONFIG, "--port", "0", "--data-dir", temp.dir],
-          { env: { BERTH_WORKERS: "" }, timeoutMs: 60_000 },
+          // berth serve says where it listens in an info line of its JSON log.
+          { env: { BERTH_WORKERS: "", BERTH_LOG_LEVEL: "info" }, timeoutMs: 60_000 },
         );
         try {
           assert.equal((await childrenOf(byDefault.process.pid ?? 0)).length, children, command);

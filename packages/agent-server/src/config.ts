@@ -44,8 +44,18 @@ export interface AgentServerConfig {
   readonly resumableStreamTtlMs: number;
   /** Interval of the whitespace keep-alives a `/wait` response sends while the run goes on. */
   readonly waitKeepAliveMs: number;
-  /** `LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS`: how long reading a graph's TypeScript types may take. */
+  /**
+   * `LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS`: how long reading the graphs' TypeScript types may take
+   * (default 120 s, the official server's 30 s × 4: the parse runs in the background at start-up, so
+   * the limit only stops a stuck parser; a loaded machine needed more than 30 s).
+   */
   readonly schemaTimeoutMs: number;
+  /**
+   * `BERTH_SCHEMA_WARMUP` (default on): parse the graphs' TypeScript types in the background at
+   * start-up, so `/schemas` never waits; off, the first request parses (the result is cached all
+   * the same). Test servers turn it off unless the test is about it, as they keep one worker.
+   */
+  readonly schemaWarmup: boolean;
   /** How often expired store items are deleted (they are invisible from the moment they expire). */
   readonly storeSweepMs: number;
   /** Webhooks may target loopback and private addresses (tests, trusted networks). */
@@ -226,10 +236,11 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
       integer("RESUMABLE_STREAM_TTL_SECONDS", env.RESUMABLE_STREAM_TTL_SECONDS ?? 120, 1, 86_400) * 1000,
     schemaTimeoutMs: integer(
       "LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS",
-      env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS ?? 30_000,
+      env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS ?? 120_000,
       100,
       600_000,
     ),
+    schemaWarmup: !["0", "false", "no"].includes((env.BERTH_SCHEMA_WARMUP ?? "").toLowerCase()),
     waitKeepAliveMs: integer("BERTH_WAIT_KEEPALIVE_MS", env.BERTH_WAIT_KEEPALIVE_MS ?? 1_000, 50, 600_000),
     storeSweepMs: integer("BERTH_STORE_SWEEP_MS", env.BERTH_STORE_SWEEP_MS ?? 60_000, 100, 86_400_000),
     webhookAllowPrivate: ["1", "true", "yes"].includes((env.BERTH_WEBHOOK_ALLOW_PRIVATE ?? "").toLowerCase()),

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import path from "node:path";
 import v8 from "node:v8";
 import { listenWithFallback, waitForDataDirLock } from "@berth-platform/server-kit";
 import type { FastifyInstance } from "fastify";
@@ -12,9 +13,10 @@ import { EventLoopTurns } from "./execution/event-loop-turns.js";
 import { poolRandomValues } from "./execution/random-pool.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { DiskSchemaCache, projectFingerprint, projectSchemaDir } from "./graphs/schema-cache.js";
 import { GraphSchemaReader } from "./graphs/schemas.js";
 import { projectWarnings } from "./graphs/spec.js";
-import { officialStaticSchemas } from "./graphs/static-schemas.js";
+import { isParseTimeout, officialParserVersion, officialStaticSchemas } from "./graphs/static-schemas.js";
 import { HttpDrain } from "./http/drain.js";
 import { Loopback } from "./http/loopback.js";
 import { loadProjectApp } from "./http/project-app.js";
@@ -139,11 +141,16 @@ export async function startAgentServer(
     );
     const schemaReader = new GraphSchemaReader(
       officialStaticSchemas(config.schemaTimeoutMs),
-      (graphId, error) =>
-        logger.warn(
-          { graph_id: graphId, err: error },
-          `could not read the TypeScript types of graph ${graphId}`,
-        ),
+      new DiskSchemaCache(
+        path.join(config.dataDir, "schemas"),
+        projectSchemaDir(project.projectDir),
+        projectFingerprint(project.projectDir),
+        officialParserVersion(),
+        (error) => logger.warn({ err: error }, "the schema cache could not be read or written"),
+      ),
+      isParseTimeout,
+      (graphId, reason) =>
+        logger.warn({ graph_id: graphId, reason }, `could not read the TypeScript types of graph ${graphId}`),
     );
     const assistants = new AssistantService(backend.storage.assistants, registry, schemaReader);
     const threads = new ThreadService(
@@ -222,6 +229,16 @@ export async function startAgentServer(
     // the official server; code that reads LANGGRAPH_API_URL finds it too (unless it was set).
     cleanups.push(loopback.installSdkDefaults());
     options.processEnv.LANGGRAPH_API_URL ??= loopback.url;
+    // Schemas ready before anyone asks (LangGraph Studio's first call when it opens a graph): the
+    // TypeScript types are parsed now, in the parser's worker thread, unless the cache has them. In
+    // a cluster one child parses; the others find the result in the cache (or share nothing and
+    // parse on a request that comes first).
+    if (config.schemaWarmup && (config.cluster?.index ?? 0) === 0) {
+      const started = Date.now();
+      void schemaReader
+        .warm(registry.loadedSpecs, (graphId) => registry.loadedGraph(graphId))
+        .then(() => logger.debug({ ms: Date.now() - started }, "graph schemas ready"));
+    }
     // After the runs (at the latest at the grace deadline): streams, joins and waits still open
     // get a moment to end by themselves, then are ended, so closing is quick.
     cleanups.unshift(() => drain.close(app, 1_000));

@@ -37,6 +37,10 @@ export function registerDevCommand(program: Command): void {
     .option("--redis-url <url>", "Redis for signals and streams between processes (env REDIS_URI)")
     .addOption(logFormatOption())
     .option("--check", "only import every graph, report what does not load, and exit (1 on a failure)")
+    .option(
+      "--cache-schemas",
+      "with --check: also parse the graphs' TypeScript types into <project>/.berth/schemas, where a server started on these files finds them (a revision's build does this)",
+    )
     .option("--watch", "restart the server when a project file changes (the default)", true)
     .option("--no-watch", "do not watch the project's files")
     .addHelpText(
@@ -66,6 +70,7 @@ Example:
         databaseUrl?: string;
         redisUrl?: string;
         check?: boolean;
+        cacheSchemas?: boolean;
         watch: boolean;
         logFormat?: string;
       }) => {
@@ -86,7 +91,10 @@ Example:
           cwd: process.cwd(),
         });
         if (options.check) {
-          process.exitCode = await reportGraphCheck(config.graphConfigPath);
+          process.exitCode = await reportGraphCheck(
+            config.graphConfigPath,
+            options.cacheSchemas ? config.schemaTimeoutMs : undefined,
+          );
           // Graph modules may leave timers or sockets open: the check is over.
           setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
           return;
@@ -141,8 +149,23 @@ Example:
 }
 
 /** Prints each graph's load result; 1 when one does not load. */
-async function reportGraphCheck(configPath: string): Promise<number> {
-  const results = await checkGraphProject(configPath, process.env);
+/**
+ * Imports every graph; with a schema timeout, also parses the TypeScript types of those that need
+ * it into the project's schema cache (a revision's build: its server then answers /schemas at
+ * once). A graph whose types cannot be read is a warning (its schemas are untyped), not a failure.
+ */
+async function reportGraphCheck(configPath: string, schemaTimeoutMs: number | undefined): Promise<number> {
+  const results = await checkGraphProject(
+    configPath,
+    process.env,
+    schemaTimeoutMs === undefined
+      ? undefined
+      : {
+          timeoutMs: schemaTimeoutMs,
+          onFailure: (graphId, reason) =>
+            process.stderr.write(`graph ${graphId}: its TypeScript types could not be read (${reason})\n`),
+        },
+  );
   for (const { graphId, error } of results) {
     if (error) process.stderr.write(`ERROR graph ${graphId} does not load: ${error}\n`);
     else process.stdout.write(`graph ${graphId} loads\n`);
