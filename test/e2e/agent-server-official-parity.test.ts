@@ -165,6 +165,106 @@ describe("differences from the official JS server (issue 29)", () => {
       assert.deepEqual(schema.properties?.model?.enum, ["anthropic", "openai", "unknown"]);
     }
   });
+
+  it("get subgraphs: entries carry the parser's state/input/output/config, with and without recurse, as on the official server", async () => {
+    type Json = { type?: string; properties?: Record<string, Json>; enum?: string[] };
+    const assistant = await client().assistants.create({ graphId: "nested" });
+    const direct = await client().assistants.getSubgraphs(assistant.assistant_id);
+    assert.deepEqual(Object.keys(direct), ["gp_two"]);
+    const all = (await client().assistants.getSubgraphs(assistant.assistant_id, {
+      recurse: true,
+    })) as unknown as Record<string, Record<string, Json>>;
+    assert.deepEqual(Object.keys(all), ["gp_two", "gp_two|p_two"]);
+    const expected: Record<string, [string, string[]]> = {
+      gp_two: ["parent", ["parent_one", "parent_two"]],
+      "gp_two|p_two": ["child", ["child_one", "child_two"]],
+    };
+    for (const [ns, [field, values]] of Object.entries(expected)) {
+      const entry = all[ns] ?? {};
+      for (const key of ["state", "input", "output", "config"]) assert.ok(key in entry, `${ns} has ${key}`);
+      assert.equal(entry.state?.type, "object");
+      assert.deepEqual(entry.state?.properties?.[field], { type: "string", enum: values });
+      assert.equal(entry.state?.properties?.messages?.type, "array");
+      // The SDK's Subgraphs type names the same schema state_schema.
+      assert.deepEqual(entry.state_schema, entry.state);
+    }
+  });
+
+  it("subgraph human in the loop: the event sequence of runs.stream, interrupt and resume, is the official one", async () => {
+    // Messages reduced to what both servers' dicts share (Berth keeps the production server's
+    // extra fields, name and example); namespaced events to their mode and the subgraph's name.
+    const human = { type: "human", content: "SF", id: "initial-message" };
+    const sunny = { type: "ai", content: "It's sunny in San Francisco!" };
+    const reduce = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reduce);
+      if (typeof value !== "object" || value === null) return value;
+      const record = value as Record<string, unknown>;
+      if (typeof record.type === "string" && "content" in record) {
+        return record.type === "human"
+          ? { type: record.type, content: record.content, id: record.id }
+          : { type: record.type, content: record.content };
+      }
+      return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, reduce(v)]));
+    };
+    const sequence = (chunks: Chunk[]) =>
+      chunks.map((c) => ({
+        event: c.event.replace(/\|weather_graph:[0-9a-f-]+$/, "|weather_graph:<task>"),
+        data: c.event === "metadata" ? Object.keys(c.data as object).sort() : reduce(c.data),
+      }));
+    const assistant = await client().assistants.create({ graphId: "weather" });
+    const thread = await client().threads.create();
+    const first = (await collect(
+      client().runs.stream(thread.thread_id, assistant.assistant_id, {
+        input: { messages: [{ role: "human", content: "SF", id: "initial-message" }] },
+        interruptBefore: ["tool"],
+      }),
+    )) as Chunk[];
+    assert.deepEqual(sequence(first), [
+      { event: "metadata", data: ["attempt", "run_id"] },
+      { event: "values", data: { messages: [human] } },
+      { event: "values", data: { messages: [human], route: "weather" } },
+      { event: "values", data: { __interrupt__: [] } },
+    ]);
+    const state = await client().threads.getState(thread.thread_id);
+    assert.deepEqual(state.next, ["weather_graph"]);
+    const [task] = state.tasks as unknown as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      { ...task, id: typeof task?.id, checkpoint: Object.keys((task?.checkpoint as object) ?? {}).sort() },
+      {
+        id: "string",
+        name: "weather_graph",
+        path: ["__pregel_pull", "weather_graph"],
+        error: null,
+        interrupts: [],
+        checkpoint: ["checkpoint_ns", "thread_id"],
+        state: null,
+        result: null,
+      },
+    );
+    assert.match(
+      String((task?.checkpoint as { checkpoint_ns?: string } | undefined)?.checkpoint_ns),
+      /^weather_graph:/,
+    );
+    assert.equal((await client().threads.get(thread.thread_id)).status, "interrupted");
+
+    const second = (await collect(
+      client().runs.stream(thread.thread_id, assistant.assistant_id, {
+        input: null,
+        streamMode: ["values", "updates"],
+        streamSubgraphs: true,
+      }),
+    )) as Chunk[];
+    assert.deepEqual(sequence(second), [
+      { event: "metadata", data: ["attempt", "run_id"] },
+      { event: "values", data: { messages: [human], route: "weather" } },
+      { event: "values|weather_graph:<task>", data: { messages: [human], city: "San Francisco" } },
+      { event: "updates|weather_graph:<task>", data: { weather_node: { messages: [sunny] } } },
+      { event: "values|weather_graph:<task>", data: { messages: [human, sunny], city: "San Francisco" } },
+      { event: "updates", data: { weather_graph: { messages: [human, sunny] } } },
+      { event: "values", data: { messages: [human, sunny], route: "weather" } },
+    ]);
+    assert.equal((await client().threads.get(thread.thread_id)).status, "idle");
+  });
 });
 
 describe("schemas ready before anyone asks (issue 29)", () => {

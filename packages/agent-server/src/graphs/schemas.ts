@@ -168,6 +168,7 @@ function channelSchema(graph: unknown): GraphSchema {
  */
 export class GraphSchemaReader {
   private readonly pending = new Map<string, Promise<StaticSchemaResult>>();
+  private readonly byGraph = new WeakMap<object, Promise<GraphSchemas>>();
 
   constructor(
     private readonly extractStatic: StaticSchemaExtractor,
@@ -176,27 +177,43 @@ export class GraphSchemaReader {
     private readonly onStaticError: (graphId: string, reason: string) => void = () => {},
   ) {}
 
-  /** Schemas of a graph of the project (`/assistants/{id}/schemas`). */
-  async schemas(spec: GraphSpec, graph: unknown): Promise<GraphSchemas> {
-    const schema =
-      (await runtimeGraphSchema(graph, spec.modulePath)) ??
-      (await this.staticSchema(spec, undefined)) ??
-      channelSchema(graph);
-    return wire(spec.graphId, schema);
+  /**
+   * Schemas of a graph of the project (`/assistants/{id}/schemas`). Kept per graph object: an
+   * exported graph is one object for the server's life, so its schemas are worked out once (a
+   * factory makes a new graph per call, which is read again).
+   */
+  schemas(spec: GraphSpec, graph: unknown): Promise<GraphSchemas> {
+    const key = typeof graph === "object" && graph !== null ? graph : undefined;
+    const known = key && this.byGraph.get(key);
+    if (known) return known;
+    const read = (async () => {
+      const schema =
+        (await runtimeGraphSchema(graph, spec.modulePath)) ??
+        (await this.staticSchema(spec, undefined)) ??
+        channelSchema(graph);
+      return wire(spec.graphId, schema);
+    })();
+    if (key) this.byGraph.set(key, read);
+    return read;
   }
 
-  /** Schemas of a subgraph at namespace `ns` of a graph (`/assistants/{id}/subgraphs`). */
+  /**
+   * Schemas of a subgraph at namespace `ns` of a graph (`/assistants/{id}/subgraphs`): the official
+   * JS server answers the parser's own entry (`state`, `input`, `output`, `config`); the SDK's
+   * `Subgraphs` type and the production server name them `state_schema`... Both are given, so
+   * clients of either find theirs.
+   */
   async subgraphSchemas(
     spec: GraphSpec,
     ns: string,
     subgraph: unknown,
-  ): Promise<Omit<GraphSchemas, "graph_id">> {
+  ): Promise<GraphSchema & Omit<GraphSchemas, "graph_id">> {
     const schema =
       (await runtimeGraphSchema(subgraph, spec.modulePath)) ??
       (await this.staticSchema(spec, ns)) ??
       channelSchema(subgraph);
-    const { graph_id: _omitted, ...rest } = wire(spec.graphId, schema);
-    return rest;
+    const { graph_id: _omitted, ...named } = wire(spec.graphId, schema);
+    return { ...schema, ...named };
   }
 
   /**
