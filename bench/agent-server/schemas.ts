@@ -78,6 +78,13 @@ async function phase(
       : Promise.resolve();
     const first = await get(`${server.url}/assistants/${TYPED}/schemas`);
     const result: Phase = { name, firstMs: first.ms, typed: hasTypedConfig(first.body) };
+    if (first.ms > 1_000 && !options.watchParse) {
+      // A restart that parsed again: say what the server said.
+      console.error(
+        `${name}: first call ${first.ms.toFixed(0)} ms; cache ${fs.readdirSync(cacheDir).join(", ")}`,
+      );
+      for (const line of server.logLines()) console.error(`  ${line}`);
+    }
     await watcher;
     if (parsedMs !== undefined) result.parsedMs = parsedMs;
     if (options.waitMs !== undefined) {

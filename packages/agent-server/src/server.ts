@@ -13,7 +13,7 @@ import { EventLoopTurns } from "./execution/event-loop-turns.js";
 import { poolRandomValues } from "./execution/random-pool.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
-import { DiskSchemaCache, projectFingerprint, projectSchemaDir } from "./graphs/schema-cache.js";
+import { DiskSchemaCache, projectSchemaDir } from "./graphs/schema-cache.js";
 import { GraphSchemaReader } from "./graphs/schemas.js";
 import { projectWarnings } from "./graphs/spec.js";
 import { isParseTimeout, officialParserVersion, officialStaticSchemas } from "./graphs/static-schemas.js";
@@ -144,7 +144,7 @@ export async function startAgentServer(
       new DiskSchemaCache(
         path.join(config.dataDir, "schemas"),
         projectSchemaDir(project.projectDir),
-        projectFingerprint(project.projectDir),
+        project.projectDir,
         officialParserVersion(),
         (error) => logger.warn({ err: error }, "the schema cache could not be read or written"),
       ),

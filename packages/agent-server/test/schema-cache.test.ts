@@ -47,7 +47,7 @@ describe("schema cache", () => {
   const reader = (extract: StaticSchemaExtractor, failures: string[] = []) =>
     new GraphSchemaReader(
       extract,
-      new DiskSchemaCache(path.join(temp.dir, "data"), undefined, projectFingerprint(project), "parser@1"),
+      new DiskSchemaCache(path.join(temp.dir, "data"), undefined, project, "parser@1"),
       isTimeout,
       (graphId, reason) => failures.push(`${graphId}: ${reason}`),
     );
@@ -82,5 +82,30 @@ describe("schema cache", () => {
     const after = parser({ ok: "ok" });
     await reader(after.extract).warm([spec("ok")], () => undefined);
     assert.deepEqual(after.calls, [["ok"]]);
+  });
+
+  it("a build's cache is found after its directory moves (the builder renames it into place)", async () => {
+    const built = path.join(temp.dir, "work", "src");
+    fs.mkdirSync(built, { recursive: true });
+    fs.writeFileSync(path.join(built, "b.ts"), "export const graph = 3;\n");
+    const at = (dir: string) => ({ ...spec("b"), modulePath: path.join(dir, "b.ts") });
+    const seed = (dir: string) => path.join(dir, ".berth", "schemas");
+    const build = parser({ b: "ok" });
+    await new GraphSchemaReader(
+      build.extract,
+      new DiskSchemaCache(seed(built), undefined, built, "parser@1"),
+      isTimeout,
+    ).warm([at(built)], () => undefined);
+    const moved = path.join(temp.dir, "builds", "key", "src");
+    fs.mkdirSync(path.dirname(moved), { recursive: true });
+    fs.renameSync(built, moved);
+    const serve = parser({ b: "ok" });
+    await new GraphSchemaReader(
+      serve.extract,
+      new DiskSchemaCache(path.join(temp.dir, "served"), seed(moved), moved, "parser@1"),
+      isTimeout,
+    ).warm([at(moved)], () => undefined);
+    assert.deepEqual(build.calls, [["b"]]);
+    assert.deepEqual(serve.calls, []);
   });
 });

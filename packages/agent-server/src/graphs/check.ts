@@ -2,7 +2,7 @@ import { register as registerTsx } from "tsx/esm/api";
 import { importGraphExport } from "./load.js";
 import { readGraphProject, readProjectEnv } from "./project.js";
 import { isCompiled, isUncompiled } from "./registry.js";
-import { DiskSchemaCache, projectFingerprint, projectSchemaDir } from "./schema-cache.js";
+import { DiskSchemaCache, projectSchemaDir } from "./schema-cache.js";
 import { GraphSchemaReader } from "./schemas.js";
 import { isParseTimeout, officialParserVersion, officialStaticSchemas } from "./static-schemas.js";
 
@@ -57,7 +57,7 @@ export async function checkGraphProject(
         new DiskSchemaCache(
           projectSchemaDir(project.projectDir),
           undefined,
-          projectFingerprint(project.projectDir),
+          project.projectDir,
           officialParserVersion(),
         ),
         isParseTimeout,

@@ -80,20 +80,25 @@ export function projectSchemaDir(projectDir: string): string {
 export class DiskSchemaCache implements StaticSchemaCache {
   private readonly memory = new Map<string, StaticSchemaResult>();
 
+  private readonly fingerprint: string | undefined;
+
   constructor(
     private readonly dir: string,
     private readonly seed: string | undefined,
-    /** The project's fingerprint (undefined: memory only) and the parser's identity. */
-    private readonly fingerprint: string | undefined,
+    /** The project directory: module paths are keyed relative to it (a build directory moves). */
+    private readonly projectDir: string,
+    /** The parser's identity. */
     private readonly parser: string,
     private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+  ) {
+    // Undefined when the project has too many files: memory only.
+    this.fingerprint = projectFingerprint(projectDir);
+  }
 
   private key(spec: GraphSpec): string {
+    const module = path.relative(this.projectDir, spec.modulePath);
     return createHash("sha256")
-      .update(
-        [this.parser, this.fingerprint ?? "", spec.graphId, spec.modulePath, spec.exportName].join("\0"),
-      )
+      .update([this.parser, this.fingerprint ?? "", spec.graphId, module, spec.exportName].join("\0"))
       .digest("hex")
       .slice(0, 32);
   }

@@ -169,6 +169,8 @@ function channelSchema(graph: unknown): GraphSchema {
 export class GraphSchemaReader {
   private readonly pending = new Map<string, Promise<StaticSchemaResult>>();
   private readonly byGraph = new WeakMap<object, Promise<GraphSchemas>>();
+  /** While `warm` sorts out which graphs it parses (resolved once their parses are registered). */
+  private registering: Promise<void> | undefined;
 
   constructor(
     private readonly extractStatic: StaticSchemaExtractor,
@@ -222,29 +224,42 @@ export class GraphSchemaReader {
    * know. Resolves when they are ready; never rejects.
    */
   async warm(specs: readonly GraphSpec[], graphOf: (graphId: string) => unknown): Promise<void> {
-    const needed: GraphSpec[] = [];
-    for (const spec of specs) {
-      if (this.pending.has(spec.graphId) || this.cache.get(spec)) continue;
-      const graph = graphOf(spec.graphId);
-      if (graph !== undefined && (await runtimeGraphSchema(graph, spec.modulePath))) continue;
-      needed.push(spec);
-    }
-    if (needed.length === 0) return;
-    const batch = this.extractStatic(needed).then(
-      (all) => ({ ok: true as const, all }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
-    await Promise.all(
-      needed.map((spec) => {
-        const result = batch.then(async (outcome): Promise<StaticSchemaResult> => {
+    // A request that comes while the graphs are sorted out waits for that, then shares the parse.
+    let registered = () => {};
+    this.registering = new Promise<void>((resolve) => {
+      registered = resolve;
+    });
+    try {
+      const needed: GraphSpec[] = [];
+      for (const spec of specs) {
+        if (this.pending.has(spec.graphId) || this.cache.get(spec)) continue;
+        const graph = graphOf(spec.graphId);
+        if (graph !== undefined && (await runtimeGraphSchema(graph, spec.modulePath))) continue;
+        needed.push(spec);
+      }
+      if (needed.length === 0) return;
+      const batch = this.extractStatic(needed).then(
+        (all) => ({ ok: true as const, all }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+      // When the batch fails (one module's types may break the program), each graph is parsed on
+      // its own, one after the other (a parse takes a core).
+      let queue: Promise<unknown> = batch;
+      const parses = needed.map((spec) => {
+        const result = queue.then(async (): Promise<StaticSchemaResult> => {
+          const outcome = await batch;
           const schemas = outcome.ok ? outcome.all[spec.graphId] : undefined;
-          if (schemas) return { ok: true, schemas };
-          // The batch failed (one module's types may break the program): this graph on its own.
-          return this.parseOne(spec);
+          return schemas ? { ok: true, schemas } : this.parseOne(spec);
         });
+        queue = result;
         return this.track(spec, result);
-      }),
-    );
+      });
+      registered();
+      await Promise.all(parses);
+    } finally {
+      registered();
+      this.registering = undefined;
+    }
   }
 
   private parseOne(spec: GraphSpec): Promise<StaticSchemaResult> {
@@ -277,6 +292,7 @@ export class GraphSchemaReader {
 
   /** The parser's schema for the root graph, or for a subgraph namespace (the root's when unknown). */
   private async staticSchema(spec: GraphSpec, ns: string | undefined): Promise<GraphSchema | undefined> {
+    if (!this.cache.get(spec) && !this.pending.has(spec.graphId)) await this.registering;
     const result =
       this.cache.get(spec) ??
       (await (this.pending.get(spec.graphId) ?? this.track(spec, this.parseOne(spec))));
