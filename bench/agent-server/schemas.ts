@@ -33,6 +33,9 @@ interface Phase {
   parsedMs?: number;
   /** `/schemas` of every graph, sequentially, after the wait. */
   steady?: LatencySummary;
+  /** `/ok` and `GET /assistants/{graph}`, interleaved with the steady `/schemas` requests. */
+  okFloor?: LatencySummary;
+  assistantFloor?: LatencySummary;
 }
 
 async function get(url: string): Promise<{ ms: number; body: Record<string, unknown> }> {
@@ -90,11 +93,20 @@ async function phase(
     if (options.waitMs !== undefined) {
       const left = options.waitMs - (nowMs() - okAt);
       if (left > 0) await sleep(left);
+      // Interleaved with the floors of the same moment: /ok (no storage) and the assistant itself
+      // (the same storage read /schemas makes), so the machine's own jitter is told apart.
       const samples: number[] = [];
+      const ok: number[] = [];
+      const assistant: number[] = [];
       for (let i = 0; i < options.samples; i += 1) {
-        samples.push((await get(`${server.url}/assistants/${GRAPHS[i % GRAPHS.length]}/schemas`)).ms);
+        const graph = GRAPHS[i % GRAPHS.length];
+        samples.push((await get(`${server.url}/assistants/${graph}/schemas`)).ms);
+        ok.push((await get(`${server.url}/ok`)).ms);
+        assistant.push((await get(`${server.url}/assistants/${graph}`)).ms);
       }
       result.steady = summarize(samples);
+      result.okFloor = summarize(ok);
+      result.assistantFloor = summarize(assistant);
     }
     return result;
   } finally {
@@ -117,7 +129,8 @@ function row(p: Phase): string {
     ? `p50 ${p.steady.p50.toFixed(1)} ms, p99 ${p.steady.p99.toFixed(1)} ms, max ${p.steady.max.toFixed(1)} ms (${p.steady.count})`
     : "-";
   const parsed = p.parsedMs !== undefined ? `${(p.parsedMs / 1000).toFixed(1)} s` : "-";
-  return `| ${p.name} | ${p.firstMs.toFixed(0)} ms${p.typed ? "" : " (untyped)"} | ${parsed} | ${steady} |`;
+  const floor = (f: LatencySummary | undefined) => (f ? `${f.p50.toFixed(1)} / ${f.p99.toFixed(1)} ms` : "-");
+  return `| ${p.name} | ${p.firstMs.toFixed(0)} ms${p.typed ? "" : " (untyped)"} | ${parsed} | ${steady} | ${floor(p.okFloor)} | ${floor(p.assistantFloor)} |`;
 }
 
 const { values } = parseArgs({ options: { quick: { type: "boolean" }, help: { type: "boolean" } } });
@@ -161,8 +174,10 @@ try {
   console.log(
     `schemas bench on ${os.availableParallelism()} cores, load average ${loadBefore} before; steady state sampled ${waitMs / 1000} s after /ok`,
   );
-  console.log("| phase | first /schemas after /ok | parse done after /ok | steady /schemas |");
-  console.log("|---|---:|---:|---|");
+  console.log(
+    "| phase | first /schemas after /ok | parse done after /ok | steady /schemas | /ok p50 / p99 | GET assistant p50 / p99 |",
+  );
+  console.log("|---|---:|---:|---|---:|---:|");
   for (const p of phases) console.log(row(p));
   for (const p of phases.filter((x) => x.steady && x.name.includes("CPU load"))) {
     const p99 = p.steady?.p99 ?? Number.NaN;

@@ -49,6 +49,8 @@ export function registerDevCommand(program: Command): void {
 Environment:
   BERTH_LOG_LEVEL          log level (default info)
   BERTH_WORKERS            server processes (default 1; as --workers)
+  BERTH_SCHEMA_WARMUP      0: read graph schemas from TypeScript types on the first request, not at start-up
+  LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS  limit of that parse (default 120000)
   BG_JOB_TIMEOUT_SECS      run time limit in seconds (default 3600)
   BG_JOB_MAX_RETRIES       attempts of a run interrupted by a crash (default 3)
   BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS  time running runs get after SIGTERM (default 10)
