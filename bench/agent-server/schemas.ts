@@ -62,7 +62,7 @@ async function phase(
 ): Promise<Phase> {
   const server: RunningServer = await startBerth(dataDir, {
     config: path.join(projectDir, "langgraph.json"),
-    env: options.env ?? {},
+    env: { BERTH_SCHEMA_WARMUP: "1", ...options.env },
   });
   try {
     // startBerth resolves when the server prints its URL; /ok answers from then on.
