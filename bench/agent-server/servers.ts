@@ -231,7 +231,12 @@ const BERTH_DIST = path.join(REPO_ROOT, "packages", "cli", "dist", "main.js");
  */
 export async function startBerth(
   dataDir: string,
-  options: { workers?: number } = {},
+  options: {
+    workers?: number;
+    /** Another project than examples/react-agent (schemas.ts: one with its own node_modules). */
+    config?: string;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<RunningServer> {
   const workers = options.workers ?? 1;
   if (!fs.existsSync(BERTH_DIST)) {
@@ -246,7 +251,7 @@ export async function startBerth(
       BERTH_CLI,
       "dev",
       "--config",
-      EXAMPLE_GRAPH_CONFIG,
+      options.config ?? EXAMPLE_GRAPH_CONFIG,
       "--port",
       "0",
       "--data-dir",
@@ -255,8 +260,10 @@ export async function startBerth(
       "--workers",
       String(workers),
     ],
-    cwd: REPO_ROOT,
-    env: serverEnv({ BERTH_LOG_LEVEL: "warn", LOG_LEVEL: "warn" }),
+    cwd: options.config ? path.dirname(options.config) : REPO_ROOT,
+    // No start-up parse of the graphs' TypeScript types unless asked (schemas.ts): a one-off of
+    // seconds of CPU that the run phases would otherwise share.
+    env: serverEnv({ BERTH_LOG_LEVEL: "warn", LOG_LEVEL: "warn", BERTH_SCHEMA_WARMUP: "0", ...options.env }),
     urlFromOutput: (text) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1],
   });
 }

@@ -265,8 +265,8 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
   });
 });
 
-describe("berth dev --workers 1 and the default", () => {
-  it("--workers 1 is one process; the default forks one child per core", async () => {
+describe("berth dev --workers 1 and the defaults", () => {
+  it("--workers 1 is one process; berth dev's default too (issue 29), berth serve's forks one child per core", async () => {
     const temp = makeTempDir();
     try {
       const single = await spawnBerth([
@@ -293,17 +293,20 @@ describe("berth dev --workers 1 and the default", () => {
         await single.stop();
       }
       const cores = os.availableParallelism();
-      const byDefault = await spawnBerth(
-        ["dev", "--config", FIXTURE_CONFIG, "--port", "0", "--data-dir", temp.dir],
-        {
-          env: { BERTH_WORKERS: "" },
-          timeoutMs: 60_000,
-        },
-      );
-      try {
-        assert.equal((await childrenOf(byDefault.process.pid ?? 0)).length, cores > 1 ? cores : 0);
-      } finally {
-        await byDefault.stop();
+      for (const [command, children] of [
+        ["dev", 0],
+        ["serve", cores > 1 ? cores : 0],
+      ] as const) {
+        const byDefault = await spawnBerth(
+          [command, "--config", FIXTURE_CONFIG, "--port", "0", "--data-dir", temp.dir],
+          // berth serve says where it listens in an info line of its JSON log.
+          { env: { BERTH_WORKERS: "", BERTH_LOG_LEVEL: "info" }, timeoutMs: 60_000 },
+        );
+        try {
+          assert.equal((await childrenOf(byDefault.process.pid ?? 0)).length, children, command);
+        } finally {
+          await byDefault.stop();
+        }
       }
     } finally {
       temp.cleanup();

@@ -13,6 +13,7 @@ export const OWN_DEPS_FIXTURES = {
   esm: path.join(repoRoot, "test/fixtures/own-deps-project"),
   commonjs: path.join(repoRoot, "test/fixtures/own-deps-cjs-project"),
   features: path.join(repoRoot, "test/fixtures/features-project"),
+  official: path.join(repoRoot, "test/fixtures/official-graphs-project"),
 } as const;
 
 /**

@@ -44,8 +44,18 @@ export interface AgentServerConfig {
   readonly resumableStreamTtlMs: number;
   /** Interval of the whitespace keep-alives a `/wait` response sends while the run goes on. */
   readonly waitKeepAliveMs: number;
-  /** `LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS`: how long reading a graph's TypeScript types may take. */
+  /**
+   * `LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS`: how long reading the graphs' TypeScript types may take
+   * (default 120 s, the official server's 30 s × 4: the parse runs in the background at start-up, so
+   * the limit only stops a stuck parser; a loaded machine needed more than 30 s).
+   */
   readonly schemaTimeoutMs: number;
+  /**
+   * `BERTH_SCHEMA_WARMUP` (default on): parse the graphs' TypeScript types in the background at
+   * start-up, so `/schemas` never waits; off, the first request parses (the result is cached all
+   * the same). Test servers turn it off unless the test is about it, as they keep one worker.
+   */
+  readonly schemaWarmup: boolean;
   /** How often expired store items are deleted (they are invisible from the moment they expire). */
   readonly storeSweepMs: number;
   /** Webhooks may target loopback and private addresses (tests, trusted networks). */
@@ -90,7 +100,8 @@ export interface AgentServerConfig {
   readonly tracing: boolean;
   /**
    * Server processes on the embedded SQLite files (--workers, BERTH_WORKERS; default the number of
-   * cores): above 1, a primary process supervises that many children sharing the port.
+   * cores for berth serve, 1 for berth dev): above 1, a primary process supervises that many
+   * children sharing the port.
    */
   readonly workers: number;
   /**
@@ -128,6 +139,12 @@ export interface AgentServerConfigInput {
     databaseUrl?: string | undefined;
     redisUrl?: string | undefined;
     workers?: string | number | undefined;
+    /**
+     * Server processes when neither --workers nor BERTH_WORKERS says: "cores" (berth serve) or 1
+     * (berth dev: one process, as the official dev server, so graph modules' in-memory state is
+     * shared by every run of a thread).
+     */
+    defaultWorkers?: "cores" | 1 | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
@@ -175,7 +192,7 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
   const workers = parseWorkers(flags.workers ?? env.BERTH_WORKERS, {
     databaseUrl,
     waitForLock: waitForLock || sharedDataDir,
-    cores: os.availableParallelism(),
+    byDefault: flags.defaultWorkers === 1 ? 1 : os.availableParallelism(),
   });
   if (databaseSchema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new Error(`Invalid BERTH_DATABASE_SCHEMA: ${databaseSchema} (letters, digits and _, at most 63)`);
@@ -219,10 +236,11 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
       integer("RESUMABLE_STREAM_TTL_SECONDS", env.RESUMABLE_STREAM_TTL_SECONDS ?? 120, 1, 86_400) * 1000,
     schemaTimeoutMs: integer(
       "LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS",
-      env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS ?? 30_000,
+      env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS ?? 120_000,
       100,
       600_000,
     ),
+    schemaWarmup: !["0", "false", "no"].includes((env.BERTH_SCHEMA_WARMUP ?? "").toLowerCase()),
     waitKeepAliveMs: integer("BERTH_WAIT_KEEPALIVE_MS", env.BERTH_WAIT_KEEPALIVE_MS ?? 1_000, 50, 600_000),
     storeSweepMs: integer("BERTH_STORE_SWEEP_MS", env.BERTH_STORE_SWEEP_MS ?? 60_000, 100, 86_400_000),
     webhookAllowPrivate: ["1", "true", "yes"].includes((env.BERTH_WEBHOOK_ALLOW_PRIVATE ?? "").toLowerCase()),
@@ -263,10 +281,11 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
  */
 function parseWorkers(
   raw: string | number | undefined,
-  context: { databaseUrl: string | null; waitForLock: boolean; cores: number },
+  context: { databaseUrl: string | null; waitForLock: boolean; byDefault: number },
 ): number {
   const single = context.databaseUrl !== null || context.waitForLock;
-  if (raw === undefined || (typeof raw === "string" && raw.trim() === "")) return single ? 1 : context.cores;
+  if (raw === undefined || (typeof raw === "string" && raw.trim() === ""))
+    return single ? 1 : context.byDefault;
   const workers = integer("workers", raw, 1, 256);
   if (workers > 1 && context.databaseUrl !== null)
     throw new Error("--workers applies to the embedded SQLite mode; with DATABASE_URI run more processes");
@@ -308,7 +327,7 @@ function integer(name: string, value: string | number, min: number, max: number)
 }
 
 /** `LANGGRAPH_CONFIG` (JSON object by graph id, as the official servers read it), or `{}` when unset. */
-function parseGraphAssistantConfigs(raw: string | undefined): Record<string, Record<string, unknown>> {
+export function parseGraphAssistantConfigs(raw: string | undefined): Record<string, Record<string, unknown>> {
   if (raw === undefined || raw.trim() === "") return {};
   let parsed: unknown;
   try {

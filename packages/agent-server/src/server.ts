@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import path from "node:path";
 import v8 from "node:v8";
 import { listenWithFallback, waitForDataDirLock } from "@berth-platform/server-kit";
 import type { FastifyInstance } from "fastify";
@@ -7,15 +8,17 @@ import { register as registerTsxCjs } from "tsx/cjs/api";
 import { register as registerTsx } from "tsx/esm/api";
 import { buildApp } from "./app.js";
 import { loadCustomAuth } from "./auth/load.js";
-import type { AgentServerConfig } from "./config.js";
+import { type AgentServerConfig, parseGraphAssistantConfigs } from "./config.js";
 import { EventLoopTurns } from "./execution/event-loop-turns.js";
 import { poolRandomValues } from "./execution/random-pool.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
 import { GraphRegistry } from "./graphs/registry.js";
+import { DiskSchemaCache, projectSchemaDir } from "./graphs/schema-cache.js";
 import { GraphSchemaReader } from "./graphs/schemas.js";
 import { projectWarnings } from "./graphs/spec.js";
-import { officialStaticSchemas } from "./graphs/static-schemas.js";
+import { isParseTimeout, officialParserVersion, officialStaticSchemas } from "./graphs/static-schemas.js";
 import { HttpDrain } from "./http/drain.js";
+import { Loopback } from "./http/loopback.js";
 import { loadProjectApp } from "./http/project-app.js";
 import { uiRoutes } from "./http/routes/ui.js";
 import { openInfrastructure } from "./infrastructure.js";
@@ -70,7 +73,14 @@ export async function startAgentServer(
   const project = readGraphProject(config.graphConfigPath);
   // Keys Berth does not act on are said out loud rather than silently ignored (issue 10).
   for (const warning of projectWarnings(project, process.versions.node)) logger.warn(warning);
-  for (const [key, value] of Object.entries(readProjectEnv(project))) {
+  const projectEnv = readProjectEnv(project);
+  // LANGGRAPH_CONFIG (the system assistants' config and context) may come from graph.json `env`, as
+  // in the official server's own test project; one set in the process environment wins, as any key.
+  const graphAssistantConfigs =
+    options.processEnv.LANGGRAPH_CONFIG === undefined && projectEnv.LANGGRAPH_CONFIG !== undefined
+      ? parseGraphAssistantConfigs(projectEnv.LANGGRAPH_CONFIG)
+      : config.graphAssistantConfigs;
+  for (const [key, value] of Object.entries(projectEnv)) {
     if (options.processEnv[key] === undefined) options.processEnv[key] = value;
   }
   // User graphs are TypeScript as often as not; the hook stays for the process (modules stay loaded).
@@ -112,9 +122,12 @@ export async function startAgentServer(
       );
     }
     await backend.storage.assistants.upsertSystem(
-      registry.systemAssistants(new Date().toISOString(), config.graphAssistantConfigs),
+      registry.systemAssistants(new Date().toISOString(), graphAssistantConfigs),
     );
 
+    // Requests the server sends itself (SDK clients in graph code, webhooks naming a path); bound
+    // to the address once it listens.
+    const loopback = new Loopback(config.agentToken);
     const webhookPolicy = new AddressPolicy(config.webhookAllowPrivate);
     const webhooks = new WebhookSender(
       webhookPolicy,
@@ -124,14 +137,20 @@ export async function startAgentServer(
         retryBaseMs: config.webhookRetryBaseMs,
       },
       logger,
+      loopback.fetch,
     );
     const schemaReader = new GraphSchemaReader(
       officialStaticSchemas(config.schemaTimeoutMs),
-      (graphId, error) =>
-        logger.warn(
-          { graph_id: graphId, err: error },
-          `could not read the TypeScript types of graph ${graphId}`,
-        ),
+      new DiskSchemaCache(
+        path.join(config.dataDir, "schemas"),
+        projectSchemaDir(project.projectDir),
+        project.projectDir,
+        officialParserVersion(),
+        (error) => logger.warn({ err: error }, "the schema cache could not be read or written"),
+      ),
+      isParseTimeout,
+      (graphId, reason) =>
+        logger.warn({ graph_id: graphId, reason }, `could not read the TypeScript types of graph ${graphId}`),
     );
     const assistants = new AssistantService(backend.storage.assistants, registry, schemaReader);
     const threads = new ThreadService(
@@ -205,6 +224,21 @@ export async function startAgentServer(
       drain,
     });
     const url = await listenWithFallback(app, { ...config, onPortMoved: options.onPortMoved });
+    loopback.bind(url);
+    // `new Client()` with no apiUrl in graph code or the project's routes reaches this server, as on
+    // the official server; code that reads LANGGRAPH_API_URL finds it too (unless it was set).
+    cleanups.push(loopback.installSdkDefaults());
+    options.processEnv.LANGGRAPH_API_URL ??= loopback.url;
+    // Schemas ready before anyone asks (LangGraph Studio's first call when it opens a graph): the
+    // TypeScript types are parsed now, in the parser's worker thread, unless the cache has them. In
+    // a cluster one child parses; the others find the result in the cache (or share nothing and
+    // parse on a request that comes first).
+    if (config.schemaWarmup && (config.cluster?.index ?? 0) === 0) {
+      const started = Date.now();
+      void schemaReader
+        .warm(registry.loadedSpecs, (graphId) => registry.loadedGraph(graphId))
+        .then(() => logger.debug({ ms: Date.now() - started }, "graph schemas ready"));
+    }
     // After the runs (at the latest at the grace deadline): streams, joins and waits still open
     // get a moment to end by themselves, then are ended, so closing is quick.
     cleanups.unshift(() => drain.close(app, 1_000));

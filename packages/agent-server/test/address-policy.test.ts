@@ -40,6 +40,11 @@ describe("AddressPolicy", () => {
     assert.match(strict.refuseUrl("not a url") ?? "", /not a URL/);
     assert.equal(strict.refuseUrl("https://hooks.example.com/x"), null);
   });
+  it("lets a path of the server's own app through, not a protocol-relative URL (issue 29)", () => {
+    assert.equal(strict.refuseUrl("/custom/webhook"), null);
+    assert.match(strict.refuseUrl("//127.0.0.1/x") ?? "", /not a URL/);
+    assert.match(strict.refuseUrl("/\\127.0.0.1/x") ?? "", /not a URL/);
+  });
   it("allows everything when private targets are allowed", () => {
     const open = new AddressPolicy(true);
     assert.equal(open.allows("127.0.0.1"), true);

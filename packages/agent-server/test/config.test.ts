@@ -24,6 +24,13 @@ describe("parseAgentServerConfig", () => {
   it("workers: one per core by default on SQLite, 1 on PostgreSQL or a hand-over, more refused there", () => {
     const cores = os.availableParallelism();
     assert.equal(parseAgentServerConfig({ flags: {}, env: {}, cwd: "/p" }).workers, cores);
+    // berth dev: one process unless asked (the official dev server's, issue 29).
+    assert.equal(parseAgentServerConfig({ flags: { defaultWorkers: 1 }, env: {}, cwd: "/p" }).workers, 1);
+    assert.equal(
+      parseAgentServerConfig({ flags: { defaultWorkers: 1 }, env: { BERTH_WORKERS: "2" }, cwd: "/p" })
+        .workers,
+      2,
+    );
     assert.equal(parseAgentServerConfig({ flags: {}, env: { BERTH_WORKERS: "3" }, cwd: "/p" }).workers, 3);
     assert.equal(
       parseAgentServerConfig({ flags: { workers: "1" }, env: { BERTH_WORKERS: "3" }, cwd: "/p" }).workers,

@@ -61,7 +61,14 @@ export function spawnBerth(
     cwd: options.cwd ?? repoRoot,
     // One server process unless the test is about workers (`--workers`, BERTH_WORKERS): the
     // default (one per core) would make every test's timing and process count depend on the machine.
-    env: { ...process.env, BERTH_LOG_LEVEL: "warn", BERTH_WORKERS: "1", ...options.env },
+    // No schema parse at start-up unless the test is about schemas: seconds of CPU per server.
+    env: {
+      ...process.env,
+      BERTH_LOG_LEVEL: "warn",
+      BERTH_WORKERS: "1",
+      BERTH_SCHEMA_WARMUP: "0",
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

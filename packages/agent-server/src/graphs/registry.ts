@@ -123,6 +123,17 @@ export class GraphRegistry {
     return this.graphs.has(graphId);
   }
 
+  /** The compiled graph of an export that is one (undefined for a factory or a graph not loaded). */
+  loadedGraph(graphId: string): RunnableGraph | undefined {
+    const resolved = this.graphs.get(graphId)?.resolved;
+    return resolved?.kind === "graph" ? resolved.graph : undefined;
+  }
+
+  /** Specs of the loaded graphs. */
+  get loadedSpecs(): GraphSpec[] {
+    return [...this.graphs.values()].map((entry) => entry.spec);
+  }
+
   /** Where a loaded graph comes from (module path, export), or undefined. */
   specOf(graphId: string): GraphSpec | undefined {
     return this.graphs.get(graphId)?.spec;

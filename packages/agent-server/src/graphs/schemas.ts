@@ -1,4 +1,5 @@
 import { importAsProject } from "./project-modules.js";
+import type { StaticSchemaCache, StaticSchemaResult } from "./schema-cache.js";
 import type { GraphSpec } from "./spec.js";
 
 /** The JSON schemas of a graph, as `/assistants/{id}/schemas` returns them. */
@@ -19,8 +20,13 @@ export interface GraphSchema {
   config: unknown;
 }
 
-/** Schemas of a graph module read from its TypeScript types, by graph name (`root`, `root|node`...). */
-export type StaticSchemaExtractor = (spec: GraphSpec) => Promise<Record<string, GraphSchema>>;
+/**
+ * Schemas of graph modules read from their TypeScript types: per graph id, by graph name (`root`,
+ * `root|node`...). Several graphs in one call share the parse.
+ */
+export type StaticSchemaExtractor = (
+  specs: GraphSpec[],
+) => Promise<Record<string, Record<string, GraphSchema>>>;
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -155,54 +161,143 @@ function channelSchema(graph: unknown): GraphSchema {
 
 /**
  * Reads graph schemas: at run time when the graph carries them (zod, StateSchema), otherwise from the
- * module's TypeScript types through the official parser, once per graph (it costs seconds), cached
- * (a failure is logged and not kept).
+ * module's TypeScript types through the official parser, which costs seconds. So that no client
+ * waits for it, `warm` parses the graphs that need it in the background at start-up (all in one
+ * parse), and results, failures with their reason included, are kept in the cache (on disk, keyed
+ * by the project's files); a request during the parse waits for that parse, never for another.
  */
 export class GraphSchemaReader {
-  private readonly staticSchemas = new Map<string, Promise<Record<string, GraphSchema> | undefined>>();
+  private readonly pending = new Map<string, Promise<StaticSchemaResult>>();
+  private readonly byGraph = new WeakMap<object, Promise<GraphSchemas>>();
+  /** While `warm` sorts out which graphs it parses (resolved once their parses are registered). */
+  private registering: Promise<void> | undefined;
 
   constructor(
     private readonly extractStatic: StaticSchemaExtractor,
-    private readonly onStaticError: (graphId: string, error: unknown) => void = () => {},
+    private readonly cache: StaticSchemaCache,
+    private readonly isTransient: (error: unknown) => boolean,
+    private readonly onStaticError: (graphId: string, reason: string) => void = () => {},
   ) {}
 
-  /** Schemas of a graph of the project (`/assistants/{id}/schemas`). */
-  async schemas(spec: GraphSpec, graph: unknown): Promise<GraphSchemas> {
-    const schema =
-      (await runtimeGraphSchema(graph, spec.modulePath)) ??
-      (await this.staticSchema(spec, undefined)) ??
-      channelSchema(graph);
-    return wire(spec.graphId, schema);
+  /**
+   * Schemas of a graph of the project (`/assistants/{id}/schemas`). Kept per graph object: an
+   * exported graph is one object for the server's life, so its schemas are worked out once (a
+   * factory makes a new graph per call, which is read again).
+   */
+  schemas(spec: GraphSpec, graph: unknown): Promise<GraphSchemas> {
+    const key = typeof graph === "object" && graph !== null ? graph : undefined;
+    const known = key && this.byGraph.get(key);
+    if (known) return known;
+    const read = (async () => {
+      const schema =
+        (await runtimeGraphSchema(graph, spec.modulePath)) ??
+        (await this.staticSchema(spec, undefined)) ??
+        channelSchema(graph);
+      return wire(spec.graphId, schema);
+    })();
+    if (key) this.byGraph.set(key, read);
+    return read;
   }
 
-  /** Schemas of a subgraph at namespace `ns` of a graph (`/assistants/{id}/subgraphs`). */
+  /**
+   * Schemas of a subgraph at namespace `ns` of a graph (`/assistants/{id}/subgraphs`): the official
+   * JS server answers the parser's own entry (`state`, `input`, `output`, `config`); the SDK's
+   * `Subgraphs` type and the production server name them `state_schema`... Both are given, so
+   * clients of either find theirs.
+   */
   async subgraphSchemas(
     spec: GraphSpec,
     ns: string,
     subgraph: unknown,
-  ): Promise<Omit<GraphSchemas, "graph_id">> {
+  ): Promise<GraphSchema & Omit<GraphSchemas, "graph_id">> {
     const schema =
       (await runtimeGraphSchema(subgraph, spec.modulePath)) ??
       (await this.staticSchema(spec, ns)) ??
       channelSchema(subgraph);
-    const { graph_id: _omitted, ...rest } = wire(spec.graphId, schema);
-    return rest;
+    const { graph_id: _omitted, ...named } = wire(spec.graphId, schema);
+    return { ...schema, ...named };
+  }
+
+  /**
+   * Parses, in one go, the graphs whose schemas only their TypeScript types hold (
+   * `graphOf` gives the loaded graph; undefined for a factory, whose types are parsed anyway) and that the cache does not
+   * know. Resolves when they are ready; never rejects.
+   */
+  async warm(specs: readonly GraphSpec[], graphOf: (graphId: string) => unknown): Promise<void> {
+    // A request that comes while the graphs are sorted out waits for that, then shares the parse.
+    let registered = () => {};
+    this.registering = new Promise<void>((resolve) => {
+      registered = resolve;
+    });
+    try {
+      const needed: GraphSpec[] = [];
+      for (const spec of specs) {
+        if (this.pending.has(spec.graphId) || this.cache.get(spec)) continue;
+        const graph = graphOf(spec.graphId);
+        if (graph !== undefined && (await runtimeGraphSchema(graph, spec.modulePath))) continue;
+        needed.push(spec);
+      }
+      if (needed.length === 0) return;
+      const batch = this.extractStatic(needed).then(
+        (all) => ({ ok: true as const, all }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+      // When the batch fails (one module's types may break the program), each graph is parsed on
+      // its own, one after the other (a parse takes a core).
+      let queue: Promise<unknown> = batch;
+      const parses = needed.map((spec) => {
+        const result = queue.then(async (): Promise<StaticSchemaResult> => {
+          const outcome = await batch;
+          const schemas = outcome.ok ? outcome.all[spec.graphId] : undefined;
+          return schemas ? { ok: true, schemas } : this.parseOne(spec);
+        });
+        queue = result;
+        return this.track(spec, result);
+      });
+      registered();
+      await Promise.all(parses);
+    } finally {
+      registered();
+      this.registering = undefined;
+    }
+  }
+
+  private parseOne(spec: GraphSpec): Promise<StaticSchemaResult> {
+    return this.extractStatic([spec]).then(
+      (all): StaticSchemaResult => {
+        const schemas = all[spec.graphId];
+        return schemas
+          ? { ok: true, schemas }
+          : { ok: false, reason: "the parser returned no schema for this graph", transient: false };
+      },
+      (error: unknown): StaticSchemaResult => ({
+        ok: false,
+        reason: error instanceof Error ? error.message : String(error),
+        transient: this.isTransient(error),
+      }),
+    );
+  }
+
+  /** Keeps a parse in progress (so requests share it) and its result in the cache. */
+  private track(spec: GraphSpec, parse: Promise<StaticSchemaResult>): Promise<StaticSchemaResult> {
+    const done = parse.then((result) => {
+      this.cache.put(spec, result);
+      this.pending.delete(spec.graphId);
+      if (!result.ok) this.onStaticError(spec.graphId, result.reason);
+      return result;
+    });
+    this.pending.set(spec.graphId, done);
+    return done;
   }
 
   /** The parser's schema for the root graph, or for a subgraph namespace (the root's when unknown). */
   private async staticSchema(spec: GraphSpec, ns: string | undefined): Promise<GraphSchema | undefined> {
-    let pending = this.staticSchemas.get(spec.graphId);
-    if (!pending) {
-      pending = this.extractStatic(spec).catch((error: unknown) => {
-        // Not kept: a parse that timed out on a busy machine is tried again on the next request.
-        this.staticSchemas.delete(spec.graphId);
-        this.onStaticError(spec.graphId, error);
-        return undefined;
-      });
-      this.staticSchemas.set(spec.graphId, pending);
-    }
-    const all = await pending;
-    if (!all) return undefined;
+    if (!this.cache.get(spec) && !this.pending.has(spec.graphId)) await this.registering;
+    const result =
+      this.cache.get(spec) ??
+      (await (this.pending.get(spec.graphId) ?? this.track(spec, this.parseOne(spec))));
+    if (!result.ok) return undefined;
+    const all = result.schemas;
     const root = Object.keys(all).find((name) => !name.includes("|"));
     if (root === undefined) return undefined;
     return (ns !== undefined ? all[`${root}|${ns}`] : undefined) ?? all[root];

@@ -1,5 +1,10 @@
 import { PrivateAddressGuard } from "@berth-platform/server-kit";
 
+/** Whether a webhook names a path of the server's own app ("/custom/hook", not "//host/..."). */
+export function isOwnAppPath(url: string): boolean {
+  return /^\/(?![/\\])/.test(url);
+}
+
 /** Decides whether an address (or a literal host) is one a webhook must not reach. */
 export class AddressPolicy {
   private readonly guard = new PrivateAddressGuard();
@@ -12,8 +17,10 @@ export class AddressPolicy {
     return !this.guard.isPrivate(address);
   }
 
-  /** A reason to refuse the URL outright (scheme, or a literal private host), or null. */
+  /** A reason to refuse the URL outright (scheme, or a literal private host), or null; never a path of the server's own app. */
   refuseUrl(url: string): string | null {
+    // The server's own app is not an outside address: it is delivered to through the loopback.
+    if (isOwnAppPath(url)) return null;
     let parsed: URL;
     try {
       parsed = new URL(url);

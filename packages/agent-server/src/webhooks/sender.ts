@@ -3,7 +3,8 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import type { Logger } from "pino";
-import type { AddressPolicy } from "./address-policy.js";
+import type { LoopbackFetch } from "../http/loopback.js";
+import { type AddressPolicy, isOwnAppPath } from "./address-policy.js";
 
 /** How webhooks are delivered. */
 export interface WebhookOptions {
@@ -25,6 +26,8 @@ export class WebhookSender {
     private readonly policy: AddressPolicy,
     private readonly options: WebhookOptions,
     private readonly logger: Logger,
+    /** Delivers a webhook that names a path ("/custom/hook") to this server's own app. */
+    private readonly loopback: LoopbackFetch,
   ) {}
 
   /** Delivers in the background; `drain` waits for what is still going. */
@@ -53,7 +56,7 @@ export class WebhookSender {
     }
     for (let attempt = 1; attempt <= this.options.maxAttempts; attempt += 1) {
       try {
-        const status = await this.post(url, body);
+        const status = isOwnAppPath(url) ? await this.postToSelf(url, body) : await this.post(url, body);
         if (status < 500 && status !== 429) {
           if (status >= 400) this.logger.warn({ ...context, status }, "webhook refused by its receiver");
           return;
@@ -66,6 +69,18 @@ export class WebhookSender {
         await new Promise((resolve) => setTimeout(resolve, this.options.retryBaseMs * 2 ** (attempt - 1)));
       }
     }
+  }
+
+  /** A path of the server's own app: its own routes (the project's `http.app` ones included) answer. */
+  private async postToSelf(path: string, body: string): Promise<number> {
+    const response = await this.loopback(path, {
+      method: "POST",
+      headers: { "content-type": "application/json", "user-agent": "berth-webhook" },
+      body,
+      signal: AbortSignal.timeout(this.options.timeoutMs),
+    });
+    await response.body?.cancel();
+    return response.status;
   }
 
   private post(url: string, body: string): Promise<number> {

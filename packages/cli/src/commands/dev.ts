@@ -27,7 +27,7 @@ export function registerDevCommand(program: Command): void {
     .option("--n-jobs-per-worker <n>", "runs executed at the same time by each worker (default: 10)")
     .option(
       "--workers <n>",
-      "server processes sharing the port and the data directory (env BERTH_WORKERS; default: the number of cores; 1: one process)",
+      "server processes sharing the port and the data directory (env BERTH_WORKERS; default 1: one process, as the official dev server; with more, each process has its own copy of the graph modules and their in-memory state)",
     )
     .option(
       "--wait-for-lock",
@@ -37,6 +37,10 @@ export function registerDevCommand(program: Command): void {
     .option("--redis-url <url>", "Redis for signals and streams between processes (env REDIS_URI)")
     .addOption(logFormatOption())
     .option("--check", "only import every graph, report what does not load, and exit (1 on a failure)")
+    .option(
+      "--cache-schemas",
+      "with --check: also parse the graphs' TypeScript types into <project>/.berth/schemas, where a server started on these files finds them (a revision's build does this)",
+    )
     .option("--watch", "restart the server when a project file changes (the default)", true)
     .option("--no-watch", "do not watch the project's files")
     .addHelpText(
@@ -44,7 +48,9 @@ export function registerDevCommand(program: Command): void {
       `
 Environment:
   BERTH_LOG_LEVEL          log level (default info)
-  BERTH_WORKERS            server processes (default: the number of cores; as --workers)
+  BERTH_WORKERS            server processes (default 1; as --workers)
+  BERTH_SCHEMA_WARMUP      0: read graph schemas from TypeScript types on the first request, not at start-up
+  LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS  limit of that parse (default 120000)
   BG_JOB_TIMEOUT_SECS      run time limit in seconds (default 3600)
   BG_JOB_MAX_RETRIES       attempts of a run interrupted by a crash (default 3)
   BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS  time running runs get after SIGTERM (default 10)
@@ -66,6 +72,7 @@ Example:
         databaseUrl?: string;
         redisUrl?: string;
         check?: boolean;
+        cacheSchemas?: boolean;
         watch: boolean;
         logFormat?: string;
       }) => {
@@ -80,12 +87,16 @@ Example:
             databaseUrl: options.databaseUrl,
             redisUrl: options.redisUrl,
             workers: options.workers,
+            defaultWorkers: 1,
           },
           env: process.env,
           cwd: process.cwd(),
         });
         if (options.check) {
-          process.exitCode = await reportGraphCheck(config.graphConfigPath);
+          process.exitCode = await reportGraphCheck(
+            config.graphConfigPath,
+            options.cacheSchemas ? config.schemaTimeoutMs : undefined,
+          );
           // Graph modules may leave timers or sockets open: the check is over.
           setTimeout(() => process.exit(process.exitCode ?? 0), 100).unref();
           return;
@@ -140,8 +151,23 @@ Example:
 }
 
 /** Prints each graph's load result; 1 when one does not load. */
-async function reportGraphCheck(configPath: string): Promise<number> {
-  const results = await checkGraphProject(configPath, process.env);
+/**
+ * Imports every graph; with a schema timeout, also parses the TypeScript types of those that need
+ * it into the project's schema cache (a revision's build: its server then answers /schemas at
+ * once). A graph whose types cannot be read is a warning (its schemas are untyped), not a failure.
+ */
+async function reportGraphCheck(configPath: string, schemaTimeoutMs: number | undefined): Promise<number> {
+  const results = await checkGraphProject(
+    configPath,
+    process.env,
+    schemaTimeoutMs === undefined
+      ? undefined
+      : {
+          timeoutMs: schemaTimeoutMs,
+          onFailure: (graphId, reason) =>
+            process.stderr.write(`graph ${graphId}: its TypeScript types could not be read (${reason})\n`),
+        },
+  );
   for (const { graphId, error } of results) {
     if (error) process.stderr.write(`ERROR graph ${graphId} does not load: ${error}\n`);
     else process.stdout.write(`graph ${graphId} loads\n`);

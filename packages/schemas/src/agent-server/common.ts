@@ -33,6 +33,17 @@ export const StreamMode = z.enum([
 ]);
 export type StreamMode = z.infer<typeof StreamMode>;
 
+/**
+ * A run's webhook: an http(s) URL, or a path of the server's own app ("/custom/hook"), which the
+ * official servers deliver to themselves (the project's `http.app` routes included).
+ */
+export const WebhookTarget = z.union([
+  z.url({ protocol: /^https?$/ }),
+  z
+    .string()
+    .regex(/^\/(?![/\\])/, "Invalid URL: expected an http(s) URL or a path of this server starting with /"),
+]);
+
 /** The body of every agent-server error response. */
 export const ErrorBody = z.object({ detail: z.string() });
 export type ErrorBody = z.infer<typeof ErrorBody>;

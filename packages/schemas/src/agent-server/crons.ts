@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JsonObject, MultitaskStrategy, StreamMode, Uuid } from "./common.js";
+import { JsonObject, MultitaskStrategy, StreamMode, Uuid, WebhookTarget } from "./common.js";
 
 const NodeList = z.union([z.literal("*"), z.array(z.string())]);
 
@@ -9,7 +9,7 @@ const CronRunFields = {
   metadata: JsonObject.nullish(),
   config: JsonObject.nullish(),
   context: JsonObject.nullish(),
-  webhook: z.url({ protocol: /^https?$/ }).nullish(),
+  webhook: WebhookTarget.nullish(),
   interrupt_before: NodeList.nullish(),
   interrupt_after: NodeList.nullish(),
   stream_mode: z.union([StreamMode, z.array(StreamMode)]).nullish(),

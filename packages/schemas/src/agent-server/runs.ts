@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { JsonObject, MultitaskStrategy, RunStatus, StreamMode, Uuid } from "./common.js";
+import { JsonObject, MultitaskStrategy, RunStatus, StreamMode, Uuid, WebhookTarget } from "./common.js";
 
 const NodeList = z.union([z.literal("*"), z.array(z.string())]);
 
@@ -25,7 +25,7 @@ export const RunCreateStateful = z.object({
   stream_resumable: z.boolean().nullish(),
   interrupt_before: NodeList.nullish(),
   interrupt_after: NodeList.nullish(),
-  webhook: z.url({ protocol: /^https?$/ }).nullish(),
+  webhook: WebhookTarget.nullish(),
   multitask_strategy: MultitaskStrategy.nullish(),
   if_not_exists: z.enum(["reject", "create"]).nullish(),
   after_seconds: z.number().min(0).max(31_536_000).nullish(),

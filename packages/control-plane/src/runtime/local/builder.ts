@@ -298,10 +298,12 @@ export class Builder {
   private async checkGraphs(job: RevisionJob, configFile: string): Promise<void> {
     const [program, ...prefix] = this.options.agentCommand ?? [];
     if (!program) return;
-    job.log("build", "INFO", "Checking that every graph loads");
+    job.log("build", "INFO", "Checking that every graph loads; reading their TypeScript types");
     const result = await runProgram(
       program,
-      [...prefix, "--config", configFile, "--check"],
+      // The graphs' TypeScript types are parsed now, into the build directory, where the revision's
+      // server finds them: /schemas answers at once from its start (issue 29).
+      [...prefix, "--config", configFile, "--check", "--cache-schemas"],
       this.commandOptions(job, path.dirname(configFile), (stream, line) =>
         line.startsWith("ERROR ") ? "ERROR" : stream === "stderr" ? "WARNING" : "INFO",
       ),
