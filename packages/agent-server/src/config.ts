@@ -256,7 +256,7 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
     graphAssistantConfigs: parseGraphAssistantConfigs(env.LANGGRAPH_CONFIG),
     agentToken: env.BERTH_AGENT_TOKEN?.trim() ? env.BERTH_AGENT_TOKEN.trim() : null,
     requestTimeoutMs:
-      integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 120, 1, 86_400) * 1000,
+      integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 60, 1, 86_400) * 1000,
     maxConnections: integer("BERTH_MAX_CONNECTIONS", env.BERTH_MAX_CONNECTIONS ?? 1024, 1, 1_000_000),
     publicUrl: env.LANGGRAPH_API_URL?.trim() ? env.LANGGRAPH_API_URL.trim().replace(/\/+$/, "") : null,
     tracing: ["LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING_V2", "LANGSMITH_TRACING", "LANGCHAIN_TRACING"].some(

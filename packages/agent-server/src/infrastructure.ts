@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Logger } from "pino";
 import { processHubChannel } from "./cluster/hub-link.js";
 import { RelayStreamBroker } from "./cluster/relay-broker.js";
@@ -12,6 +13,7 @@ import { openSqliteBackend } from "./storage/sqlite/index.js";
 import type { StorageBackend } from "./storage/types.js";
 import { MemoryStreamBroker } from "./stream/memory.js";
 import { RedisStreamBroker } from "./stream/redis.js";
+import { SqliteRunEventLog } from "./stream/sqlite-log.js";
 import type { StreamBroker } from "./stream/types.js";
 
 /** Storage, signals and stream broker for one process, chosen by the config. */
@@ -66,13 +68,21 @@ export async function openInfrastructure(
         onCheckpointError: (message) => logger.warn({ error: message }, "background WAL checkpoint failed"),
       });
   if (!config.redisUrl) {
-    const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000 });
+    // One process on its own SQLite files: resumable runs' events are kept in a file next to
+    // them, so a resume after a crash finds them (issue 27 item 8). PostgreSQL without Redis
+    // is one process too, but its data dir may not be kept: events stay in memory there.
+    const log =
+      config.databaseUrl || config.sharedDataDir
+        ? undefined
+        : new SqliteRunEventLog(path.join(config.dataDir, "stream-events.sqlite"));
+    const broker = new MemoryStreamBroker({ ttlMs: config.resumableStreamTtlMs, maxEvents: 10_000, log });
     return {
       backend,
       signals: new MemoryRunSignals(),
       broker,
       async close() {
         broker.close();
+        log?.close();
         await backend.storage.close();
       },
     };

@@ -21,6 +21,16 @@ describe("parseAgentServerConfig", () => {
     assert.equal(explicit.dataDir, "/p/x/.berth/agent-server");
   });
 
+  it("a stalled request is cut after 60 s by default; BERTH_REQUEST_TIMEOUT_SECS changes it", () => {
+    assert.equal(parseAgentServerConfig({ flags: {}, env: {}, cwd: "/p" }).requestTimeoutMs, 60_000);
+    const two = parseAgentServerConfig({ flags: {}, env: { BERTH_REQUEST_TIMEOUT_SECS: "2" }, cwd: "/p" });
+    assert.equal(two.requestTimeoutMs, 2_000);
+    assert.throws(
+      () => parseAgentServerConfig({ flags: {}, env: { BERTH_REQUEST_TIMEOUT_SECS: "0" }, cwd: "/p" }),
+      /BERTH_REQUEST_TIMEOUT_SECS/,
+    );
+  });
+
   it("workers: one per core by default on SQLite, 1 on PostgreSQL or a hand-over, more refused there", () => {
     const cores = os.availableParallelism();
     assert.equal(parseAgentServerConfig({ flags: {}, env: {}, cwd: "/p" }).workers, cores);

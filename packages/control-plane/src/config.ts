@@ -173,7 +173,7 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
     gitHosts: parseGitHosts(env.BERTH_GIT_HOSTS, cwd),
     logLevel: env.BERTH_LOG_LEVEL ?? env.LOG_LEVEL ?? "info",
     requestTimeoutMs:
-      integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 300, 1, 86_400) * 1000,
+      integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 60, 1, 86_400) * 1000,
     maxConnections: integer("BERTH_MAX_CONNECTIONS", env.BERTH_MAX_CONNECTIONS ?? 1024, 1, 1_000_000),
     tracing: Object.freeze({
       enabled: choice("BERTH_TRACING", env.BERTH_TRACING) !== "off",

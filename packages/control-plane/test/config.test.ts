@@ -20,6 +20,12 @@ describe("control plane config", () => {
     assert.ok(Object.isFrozen(c));
   });
 
+  it("a stalled request is cut after 60 s by default; BERTH_REQUEST_TIMEOUT_SECS changes it", () => {
+    assert.equal(parse().requestTimeoutMs, 60_000);
+    assert.equal(parse({}, { BERTH_REQUEST_TIMEOUT_SECS: "2" }).requestTimeoutMs, 2_000);
+    assert.throws(() => parse({}, { BERTH_REQUEST_TIMEOUT_SECS: "0" }), /BERTH_REQUEST_TIMEOUT_SECS/);
+  });
+
   it("flags win over the environment; an explicit port does not fall back", () => {
     const c = parse(
       { port: "0", apiKey: "flag-key-0123456789", dataDir: "d" },

@@ -3,9 +3,11 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { Command } from "@langchain/langgraph";
 import { toWire } from "../domain/serialize.js";
 import type { RunnableGraph } from "../graphs/registry.js";
+import { STREAM_FLUSHED_KEY } from "../storage/checkpoint-metadata.js";
 import type { RunRecord } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
 import type { EventLoopTurns } from "./event-loop-turns.js";
+import { ResumeFilter } from "./resume-filter.js";
 import { interruptsByTask } from "./state.js";
 import { nativeModes, StreamEventMapper } from "./stream-modes.js";
 
@@ -163,8 +165,32 @@ export async function executeRun(args: {
   const mapper = new StreamEventMapper(run.kwargs.stream_mode, run.kwargs.subgraphs);
   const input = args.resume ? null : graphInput(run.kwargs);
   const streamMode = nativeModes(run.kwargs.stream_mode.filter((m) => m !== "events"));
+  // A resumable run's events must be kept before the step that made them is checkpointed (a run
+  // resumed after a crash starts after that checkpoint and would not emit them again): the
+  // checkpointer awaits this barrier. LangGraph queues a step's chunks before it asks to save the
+  // step, and the queue hands them over in microtasks; so once a later turn of the event loop
+  // finds this loop waiting for its next chunk (not holding one), every chunk queued before the
+  // save has been published — and published means logged (MemoryStreamBroker with its log).
+  // It answers the id of the last event kept, which the checkpoint is stamped with.
+  let holding = false;
+  const flushed = async () => {
+    for (let turn = 0; turn < 1_000 && (turn === 0 || holding); turn += 1) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return broker.lastLoggedId?.(run.run_id);
+  };
+  const filter =
+    args.resume && run.kwargs.resumable
+      ? await ResumeFilter.open(graph, broker, run.run_id, run.thread_id)
+      : undefined;
+  const publish = (event: string, data: unknown) => {
+    if (!filter?.drops(event, data)) broker.publish(run.run_id, event, data);
+  };
   const options = {
     ...config,
+    ...(run.kwargs.resumable
+      ? { configurable: { ...config.configurable, [STREAM_FLUSHED_KEY]: flushed } }
+      : {}),
     streamMode,
     signal,
     // Always ask for namespaces: subgraph events are only forwarded when the run asked for them.
@@ -174,18 +200,20 @@ export async function executeRun(args: {
   };
   const publishChunk = (chunk: unknown) => {
     const [namespace, mode, data] = chunk as [string[], string, unknown];
-    for (const out of mapper.map(namespace, mode, data)) broker.publish(run.run_id, out.event, out.data);
+    for (const out of mapper.map(namespace, mode, data)) publish(out.event, out.data);
   };
   if (run.kwargs.stream_mode.includes("events")) {
     // `events` needs LangGraph's event stream; the other modes ride in it as the root chain's
     // on_chain_stream chunks, so one pass serves both.
     let rootRunId: string | undefined;
     for await (const event of graph.streamEvents(input, { ...options, version: "v2" })) {
+      holding = true;
       await turns.next();
+      holding = false;
       rootRunId ??= event.run_id;
       if (!broker.wanted(run.run_id)) continue;
       if (event.event === "on_chain_stream" && event.run_id === rootRunId) publishChunk(event.data.chunk);
-      else broker.publish(run.run_id, "events", toWire(event));
+      else publish("events", toWire(event));
     }
     return threadAfterRun(graph, run.thread_id);
   }
@@ -195,7 +223,9 @@ export async function executeRun(args: {
   for await (const chunk of await graph.stream(input, options)) {
     // Storage calls resolve without real I/O, so concurrent runs could chain microtasks for
     // hundreds of ms and starve the HTTP server (accepts, /ok): give the event loop a turn per step.
+    holding = true;
     await turns.next();
+    holding = false;
     const [namespace, mode, data] = chunk as [string[], string, unknown];
     final.observe(namespace, mode, data);
     if (broker.wanted(run.run_id)) publishChunk(chunk);

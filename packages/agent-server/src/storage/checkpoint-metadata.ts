@@ -21,3 +21,31 @@ export function mergeRunMetadata(config: RunnableConfig, metadata: CheckpointMet
   }
   return { ...merged, ...metadata } as CheckpointMetadata;
 }
+
+/**
+ * The configurable key of a resumable run's "stream flushed" barrier: a function that resolves
+ * once the events LangGraph emitted so far are published (and so in the durable event log). The
+ * checkpointer awaits it before writing, so a step is never checkpointed before its events are
+ * kept: a run resumed from that checkpoint after a crash does not emit them again, and a client
+ * would otherwise never get them (issue 27 item 8). `__` keys are not copied into metadata.
+ */
+export const STREAM_FLUSHED_KEY = "__berth_stream_flushed";
+
+/** The checkpoint metadata key of the last stream event id kept before the checkpoint. */
+export const STREAM_EVENT_ID_KEY = "berth_stream_event_id";
+
+/**
+ * Waits for the run's stream barrier, if its config carries one, and returns `metadata` stamped
+ * with the id of the last event kept by then (when the broker keeps a durable log).
+ */
+export async function streamFlushed(
+  config: RunnableConfig,
+  metadata: CheckpointMetadata,
+): Promise<CheckpointMetadata> {
+  const barrier = config.configurable?.[STREAM_FLUSHED_KEY];
+  if (typeof barrier !== "function") return metadata;
+  const lastId = await (barrier as () => Promise<number | undefined>)();
+  return lastId === undefined
+    ? metadata
+    : ({ ...metadata, [STREAM_EVENT_ID_KEY]: lastId } as CheckpointMetadata);
+}

@@ -1,22 +1,34 @@
+import type { SqliteRunEventLog } from "./sqlite-log.js";
 import type { RunStreamEvent, StreamBroker, StreamMessage } from "./types.js";
 
 interface RunStream {
   nextId: number;
   resumable: boolean;
   ended: boolean;
-  /** Kept only for resumable runs, bounded by `maxEvents`. */
+  /** Kept only for resumable runs without a durable log, bounded by `maxEvents`. */
   events: RunStreamEvent[];
   listeners: Set<(message: StreamMessage) => void>;
   expiry: NodeJS.Timeout | undefined;
 }
 
-/** Stream events within one process; a resumable run's events are kept for `ttlMs` after it ends. */
+/**
+ * Stream events within one process; a resumable run's events are kept for `ttlMs` after it ends.
+ * With a durable `log` (one process on SQLite), a resumable run's events are written there before
+ * they are sent, and replays read it, so they outlive a crash with their ids.
+ */
 export class MemoryStreamBroker implements StreamBroker {
   private readonly runs = new Map<string, RunStream>();
+  private readonly log: SqliteRunEventLog | undefined;
 
   constructor(
-    private readonly options: { ttlMs: number; maxEvents: number } = { ttlMs: 120_000, maxEvents: 10_000 },
-  ) {}
+    private readonly options: { ttlMs: number; maxEvents: number; log?: SqliteRunEventLog } = {
+      ttlMs: 120_000,
+      maxEvents: 10_000,
+    },
+  ) {
+    this.log = options.log;
+    this.log?.pruneEndedBefore(Date.now() - options.ttlMs);
+  }
 
   private entry(runId: string): RunStream {
     let stream = this.runs.get(runId);
@@ -24,7 +36,8 @@ export class MemoryStreamBroker implements StreamBroker {
       stream = {
         // Ids continue past any an earlier process or attempt of this run gave out (a client may
         // rejoin with one of those): microseconds since the epoch at first use, then +1 per event.
-        nextId: Date.now() * 1000,
+        // A durable log may hold ids of an earlier process: continue after the last one.
+        nextId: Math.max(Date.now() * 1000, (this.log?.lastId(runId) ?? 0) + 1),
         resumable: false,
         ended: false,
         events: [],
@@ -51,12 +64,22 @@ export class MemoryStreamBroker implements StreamBroker {
     const stream = this.runs.get(runId);
     if (!stream || stream.ended) return undefined;
     const message: RunStreamEvent = { id: String(stream.nextId++), event, data };
-    if (stream.resumable) {
+    // Durable before anyone sees it: a client never holds an id a restart would not know.
+    if (stream.resumable && this.log) this.log.append(runId, message);
+    else if (stream.resumable) {
       stream.events.push(message);
       if (stream.events.length > this.options.maxEvents) stream.events.shift();
     }
     for (const listener of [...stream.listeners]) listener({ kind: "event", event: message });
     return message;
+  }
+
+  lastLoggedId(runId: string): number | undefined {
+    return this.log?.lastId(runId);
+  }
+
+  loggedAfter(runId: string, afterId: number): RunStreamEvent[] {
+    return this.log?.after(runId, afterId) ?? [];
   }
 
   end(runId: string): void {
@@ -68,6 +91,10 @@ export class MemoryStreamBroker implements StreamBroker {
       return;
     }
     stream.ended = true;
+    if (stream.resumable && this.log) {
+      this.log.ended(runId, Date.now());
+      this.log.pruneEndedBefore(Date.now() - this.options.ttlMs);
+    }
     for (const listener of [...stream.listeners]) listener({ kind: "end" });
     stream.listeners.clear();
     this.expire(runId);
@@ -90,7 +117,7 @@ export class MemoryStreamBroker implements StreamBroker {
     const stream = this.entry(runId);
     if (options.lastEventId !== undefined) {
       const after = Number(options.lastEventId);
-      for (const event of stream.events) {
+      for (const event of this.log ? this.log.after(runId, after) : stream.events) {
         if (Number.isNaN(after) || Number(event.id) > after) listener({ kind: "event", event });
       }
     }

@@ -26,6 +26,14 @@ export interface StreamBroker {
    * from the time the stream is first used), so a Last-Event-ID from before a restart still works.
    */
   publish(runId: string, event: string, data: unknown): void;
+  /**
+   * With a durable log (one process on SQLite): the id of the last event kept for the run, which
+   * the checkpointer stamps on each checkpoint, so a run resumed from one knows which of its
+   * events came after it (issue 27 item 8). Undefined without a log.
+   */
+  lastLoggedId?(runId: string): number | undefined;
+  /** With a durable log: the run's kept events after `afterId`, in order. */
+  loggedAfter?(runId: string, afterId: number): RunStreamEvent[];
   /** The run's stream is over: subscribers get `end`, live buffers are freed. */
   end(runId: string): void;
   /**

@@ -54,7 +54,7 @@ Environment:
   BG_JOB_TIMEOUT_SECS      run time limit in seconds (default 3600)
   BG_JOB_MAX_RETRIES       attempts of a run interrupted by a crash (default 3)
   BG_JOB_SHUTDOWN_GRACE_PERIOD_SECS  time running runs get after SIGTERM (default 10)
-  BERTH_REQUEST_TIMEOUT_SECS         time a client has to send a whole request (default 120)
+  BERTH_REQUEST_TIMEOUT_SECS         time a client has to send a whole request (default 60)
   BERTH_MAX_CONNECTIONS              open connections at most (default 1024)
 
 Example:

@@ -67,7 +67,7 @@ Environment:
                              (repo_host integrations; other repo_urls must be public addresses)
   BERTH_WORKSPACE_USERS      auto|on|off: a separate OS user per workspace (auto: when root)
   BERTH_SANDBOX              auto|on|off: bubblewrap sandbox for builds and agent servers
-  BERTH_REQUEST_TIMEOUT_SECS time a client has to send a whole request (default 300)
+  BERTH_REQUEST_TIMEOUT_SECS time a client has to send a whole request (default 60)
   BERTH_MAX_CONNECTIONS      open connections at most (default 1024)
 
 Example:

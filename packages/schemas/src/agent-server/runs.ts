@@ -10,6 +10,15 @@ export const RunCommand = z.object({
   goto: z.unknown().optional(),
 });
 
+/** JSON text's value, or the text itself when it is not JSON (the schema then says what is wrong). */
+function parseJsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** `POST /threads/{thread_id}/runs` (and the stream/wait variants). */
 export const RunCreateStateful = z.object({
   assistant_id: z.string().min(1),
@@ -62,7 +71,14 @@ export const RunCancelMany = z.object({
 
 /** `GET …/runs/{run_id}/stream` query. */
 export const RunJoinStreamQuery = z.object({
-  stream_mode: z.union([StreamMode, z.array(StreamMode)]).optional(),
+  // The official SDK sends a list of modes as one JSON text (`stream_mode=["values","updates"]`);
+  // repeated parameters give an array.
+  stream_mode: z
+    .preprocess(
+      (value) => (typeof value === "string" && value.startsWith("[") ? parseJsonOr(value) : value),
+      z.union([StreamMode, z.array(StreamMode)]),
+    )
+    .optional(),
   cancel_on_disconnect: z
     .union([z.boolean(), z.enum(["0", "1", "true", "false"])])
     .optional()

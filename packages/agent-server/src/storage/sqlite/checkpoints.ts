@@ -1,15 +1,21 @@
 import { openSqliteFile } from "@berth-platform/server-kit";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import type { Checkpoint, CheckpointMetadata, PendingWrite } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { mergeRunMetadata } from "../checkpoint-metadata.js";
+import { mergeRunMetadata, streamFlushed } from "../checkpoint-metadata.js";
 import type { CheckpointAdmin } from "../types.js";
 import { SHARED_MMAP_BYTES } from "./database.js";
 
 /** The official SQLite checkpointer, storing run context in checkpoint metadata. */
 export class BerthSqliteSaver extends SqliteSaver {
-  override put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
-    return super.put(config, checkpoint, mergeRunMetadata(config, metadata));
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
+    const stamped = await streamFlushed(config, metadata);
+    return super.put(config, checkpoint, mergeRunMetadata(config, stamped));
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string) {
+    await streamFlushed(config, {} as CheckpointMetadata);
+    return super.putWrites(config, writes, taskId);
   }
 
   /** Creates the tables now rather than at the first call (housekeeping statements need them). */
