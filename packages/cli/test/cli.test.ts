@@ -31,6 +31,29 @@ describe("berth CLI", () => {
     }
   });
 
+  it("--version and --help spend under 0.3 s of CPU: no command's server is loaded to print them", () => {
+    // The process's own CPU time (start-up included), written as it exits; the least of three runs.
+    const file = path.join(temp.dir, "cpu.json");
+    const probe = `data:text/javascript,${encodeURIComponent(
+      `import fs from "node:fs"; process.on("exit", () => fs.writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.cpuUsage())));`,
+    )}`;
+    for (const args of [["--version"], ["--help"], ["deployments", "--help"]]) {
+      const runs = [0, 1, 2].map(() => {
+        const result = spawnSync(process.execPath, ["--import", probe, bin, ...args], { timeout: 60_000 });
+        assert.equal(result.status, 0, String(result.stderr));
+        const { user, system } = JSON.parse(fs.readFileSync(file, "utf8")) as {
+          user: number;
+          system: number;
+        };
+        return (user + system) / 1000;
+      });
+      assert.ok(
+        Math.min(...runs) < 300,
+        `berth ${args.join(" ")}: ${runs.map((r) => r.toFixed(0)).join(", ")} ms of CPU`,
+      );
+    }
+  });
+
   it("a missing or invalid graph configuration is a clear error, not a stack trace", () => {
     // One process or the embedded cluster (--workers 2): the reason once, no log lines, no stack.
     for (const workers of ["1", "2"]) {

@@ -1,12 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkGraphProject, parseAgentServerConfig } from "@berth-platform/agent-server";
 import type { Command } from "commander";
-import { startAgentServerProcesses } from "../agent-server-start.js";
 import { printDevBanner } from "../banner.js";
 import { exitWithSupervisor, superviseDev } from "../dev-watch.js";
 import { ignoreDataDir } from "../gitignore.js";
-import { logFormatOption, makeLogger, resolveLogFormat } from "../logger.js";
+import { logFormatOption, resolveLogFormat } from "../log-format.js";
 import { closeOnSignal } from "../shutdown.js";
 
 /** `berth dev`: an agent server for one graph project, like `langgraph dev`. */
@@ -69,6 +67,8 @@ Example:
         watch: boolean;
         logFormat?: string;
       }) => {
+        // The agent server loads when a command needs it, not for `berth --help`.
+        const { parseAgentServerConfig } = await import("@berth-platform/agent-server");
         const config = parseAgentServerConfig({
           flags: {
             config: options.config,
@@ -125,6 +125,10 @@ Example:
         }
         if (supervised) exitWithSupervisor();
         const logFormat = resolveLogFormat(options.logFormat, process.stdout.isTTY === true);
+        const [{ startAgentServerProcesses }, { makeLogger }] = await Promise.all([
+          import("../agent-server-start.js"),
+          import("../logger.js"),
+        ]);
         const server = await startAgentServerProcesses(config, {
           logger: makeLogger(config.logLevel, logFormat),
           logFormat,
@@ -141,6 +145,7 @@ Example:
 
 /** Prints each graph's load result; 1 when one does not load. */
 async function reportGraphCheck(configPath: string): Promise<number> {
+  const { checkGraphProject } = await import("@berth-platform/agent-server");
   const results = await checkGraphProject(configPath, process.env);
   for (const { graphId, error } of results) {
     if (error) process.stderr.write(`ERROR graph ${graphId} does not load: ${error}\n`);

@@ -1,12 +1,6 @@
-import {
-  ClientNodeCluster,
-  ControlPlaneClient,
-  type ListenerLogger,
-  parseListenerConfig,
-  startListener,
-} from "@berth-platform/listener";
+import type { ListenerLogger } from "@berth-platform/listener";
 import type { Command } from "commander";
-import { logFormatOption, makeLogger, resolveLogFormat } from "../logger.js";
+import { logFormatOption, resolveLogFormat } from "../log-format.js";
 import { closeOnSignal } from "../shutdown.js";
 
 interface ListenerFlags {
@@ -54,6 +48,8 @@ an image pull error, a crash loop or the progress deadline end it DEPLOY_FAILED 
 and last log lines go to the deploy log) and the previous revision is applied again.`,
     )
     .action(async (flags: ListenerFlags) => {
+      const [{ ClientNodeCluster, ControlPlaneClient, parseListenerConfig, startListener }, { makeLogger }] =
+        await Promise.all([import("@berth-platform/listener"), import("../logger.js")]);
       const config = parseListenerConfig({ flags, env: process.env });
       const logger = makeLogger(
         process.env.BERTH_LOG_LEVEL ?? "info",
