@@ -36,28 +36,41 @@ describe("matchPath", () => {
 });
 
 describe("the chat's stream folding", () => {
-  it("concatenates chunks of one message id, keeps others apart, and replaces with a full message", () => {
+  it("concatenates every message of one id, whatever its type says (JS: ai, Python: AIMessageChunk)", () => {
     let list: WireMessage[] = [{ id: "h1", type: "human", content: "hi" }];
-    list = applyMessage(list, { id: "a1", type: "AIMessageChunk", content: "Hel" });
-    list = applyMessage(list, { id: "a1", type: "AIMessageChunk", content: [{ type: "text", text: "lo" }] });
+    // The JS server's chunks of a streamed model say "ai".
+    list = applyMessage(list, { id: "a1", type: "ai", content: "Hel" });
+    list = applyMessage(list, { id: "a1", type: "ai", content: "lo" });
     assert.equal(list.length, 2);
     assert.equal(textOf(list[1]?.content), "Hello");
     list = applyMessage(list, { id: "t1", type: "tool", content: "12°C", name: "get_weather" });
-    list = applyMessage(list, {
-      id: "a1",
-      type: "ai",
-      content: "Hello!",
-      tool_calls: [{ id: "c", name: "x", args: {} }],
-    });
+    list = applyMessage(list, { id: "a1", type: "AIMessageChunk", content: [{ type: "text", text: "!" }] });
     assert.deepEqual(
-      list.map((m) => [m.id, textOf(m.content)]),
+      list.map((m) => [m.id, m.type, textOf(m.content)]),
       [
-        ["h1", "hi"],
-        ["a1", "Hello!"],
-        ["t1", "12°C"],
+        ["h1", "human", "hi"],
+        ["a1", "ai", "Hello!"],
+        ["t1", "tool", "12°C"],
       ],
     );
-    assert.equal(list[1]?.tool_calls?.[0]?.name, "x");
+  });
+
+  it("assembles a streamed tool call from its chunks (name first, arguments in pieces)", () => {
+    let list: WireMessage[] = [];
+    list = applyMessage(list, {
+      id: "a",
+      type: "ai",
+      content: "",
+      tool_call_chunks: [{ index: 0, id: "c1", name: "get_weather", args: '{"ci' }],
+      tool_calls: [{ id: "c1", name: "get_weather", args: {} }],
+    });
+    list = applyMessage(list, {
+      id: "a",
+      type: "ai",
+      content: "",
+      tool_call_chunks: [{ index: 0, args: 'ty":"Lisbon"}' }],
+    });
+    assert.deepEqual(list[0]?.tool_calls, [{ id: "c1", name: "get_weather", args: { city: "Lisbon" } }]);
   });
 
   it("keeps tool calls named in a chunk, and ignores nameless partial ones", () => {
