@@ -91,6 +91,30 @@ describe("berth CLI", () => {
     assert.doesNotMatch(cluster.out, /"level"|\n\s+at /);
   });
 
+  it("--check names a syntax error's file, line and message, and a mistyped path's entry and neighbours", () => {
+    const project = path.join(temp.dir, "check-project");
+    fs.mkdirSync(path.join(project, "src"), { recursive: true });
+    fs.writeFileSync(path.join(project, "src/agent.ts"), "export const graph = 1;\n");
+    fs.writeFileSync(path.join(project, "src/broken.ts"), "// line 1\nexport const graph = {;\n");
+    fs.writeFileSync(
+      path.join(project, "langgraph.json"),
+      JSON.stringify({ graphs: { syntax: "./src/broken.ts:graph", typo: "./src/agnet.ts:graph" } }),
+    );
+    const result = berth(["dev", "--check", "--config", path.join(project, "langgraph.json")]);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.out,
+      /^ERROR graph syntax does not load: Cannot load graph "syntax" from \.\/src\/broken\.ts: importing it failed: \.\/src\/broken\.ts:2:23: Expected identifier but found ";" in: export const graph = \{;$/m,
+    );
+    assert.match(
+      result.out,
+      /^ERROR graph typo does not load: .*\.\/src\/agnet\.ts does not exist \("graphs\.typo": "\.\/src\/agnet\.ts:graph" in langgraph\.json\); \.\/src holds: agent\.ts, broken\.ts$/m,
+    );
+    // Every line is an ERROR line: no bundler stack frames, no absolute temporary paths.
+    for (const line of result.out.trim().split("\n")) assert.match(line, /^ERROR /);
+    assert.doesNotMatch(result.out, new RegExp(project.replaceAll("/", "\\/")));
+  });
+
   it("an explicit busy port is refused with a clear message", async () => {
     const blocker = createServer().listen(0, "127.0.0.1");
     await once(blocker, "listening");

@@ -148,7 +148,9 @@ async function reportGraphCheck(configPath: string): Promise<number> {
   const { checkGraphProject } = await import("@berth-platform/agent-server");
   const results = await checkGraphProject(configPath, process.env);
   for (const { graphId, error } of results) {
-    if (error) process.stderr.write(`ERROR graph ${graphId} does not load: ${error}\n`);
+    // Every line is marked: a build log files each line by its level, and all of these are the error.
+    if (error)
+      process.stderr.write(`ERROR graph ${graphId} does not load: ${error.split("\n").join("\nERROR   ")}\n`);
     else process.stdout.write(`graph ${graphId} loads\n`);
   }
   return results.some((r) => r.error) ? 1 : 0;
