@@ -9,7 +9,12 @@ import { requirePrincipal, requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
 import { agentProxyRoutes } from "./http/routes/agent-proxy.js";
-import { type DashboardAssets, dashboardRoutes } from "./http/routes/dashboard.js";
+import {
+  type DashboardAssets,
+  dashboardRoutes,
+  readDashboardIndex,
+  sendIndex,
+} from "./http/routes/dashboard.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
 import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
@@ -89,7 +94,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.elapsedTime / 1000,
     );
   });
-  registerErrorHandling(app);
+  const dashboardIndex = deps.dashboard ? readDashboardIndex(deps.dashboard) : undefined;
+  registerErrorHandling(app, {
+    notFoundPage: dashboardIndex && ((request, reply) => sendIndex(dashboardIndex, request, reply)),
+  });
   await app.register(swagger, {
     openapi: {
       info: { title: "Berth control plane", version: CONTROL_PLANE_VERSION },
@@ -117,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logLevel: "warn",
   });
   await app.register(systemRoutes);
-  if (deps.dashboard) await dashboardRoutes(app, deps.dashboard);
+  if (deps.dashboard) await dashboardRoutes(app, deps.dashboard, dashboardIndex);
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.render()),
   );

@@ -1,7 +1,8 @@
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@berth-platform/server-kit";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { DomainError } from "../errors.js";
+import { wantsPage } from "./routes/dashboard.js";
 
 /** One entry of a 422 body, shaped like FastAPI's. */
 export interface ValidationIssue {
@@ -79,7 +80,13 @@ export function toValidationIssue(where: string, issue: ZodIssueLike): Validatio
  * schema errors and malformed JSON are 422 `{detail: [{loc, msg, type}]}`; oversized bodies 413,
  * unsupported media types 415; anything unexpected is logged and answered with a bare 500.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: {
+    /** The dashboard's page for an unknown path a browser asked for (absent: JSON for everyone). */
+    notFoundPage?: ((request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined;
+  } = {},
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError) {
       return reply.code(error.status).send({ detail: error.message });
@@ -114,6 +121,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    // A person who typed a wrong address sees the app's own not-found page; API clients get JSON.
+    if (options.notFoundPage && wantsPage(request)) return options.notFoundPage(request, reply.code(404));
     reply
       .code(404)
       .send({ detail: `Not found: ${request.method} ${request.url.split("?")[0]?.slice(0, 200)}` });
