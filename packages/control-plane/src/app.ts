@@ -120,8 +120,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deepLinking: true,
       persistAuthorization: false,
       tryItOutEnabled: false,
+      // No badge fetched from validator.swagger.io: the page stays on this origin.
+      validatorUrl: null,
     },
-    staticCSP: true,
+    // The package's own default CSP blocks swagger-ui's inline style (a console error) and asks for
+    // upgrade-insecure-requests, which makes a browser fetch the page's assets over https from a
+    // control plane reached by plain http on a non-loopback address (they never arrive).
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; " +
+      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; " +
+      "style-src 'self' 'unsafe-inline'; connect-src 'self'",
     logLevel: "warn",
   });
   await app.register(systemRoutes);
