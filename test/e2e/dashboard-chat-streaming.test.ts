@@ -66,6 +66,11 @@ describe("dashboard chat with a token-streaming model", { skip: missing ?? false
 
   it("the overview's snippets call the deployment's own graph (streamer), not a hard-coded agent", async () => {
     await page.goto(`${cp.url}/deployments/${deploymentId}`);
+    // The header says which revision serves, not the deployment record's own status (READY).
+    assert.match(
+      await page.locator("#serving").innerText(),
+      /internal_source · serving revision …[0-9a-f]{8}/,
+    );
     const snippet = page.locator("pre.snippet");
     await page.locator("pre.snippet", { hasText: '"assistant_id":"streamer"' }).waitFor();
     assert.doesNotMatch(await snippet.innerText(), /"agent"/);
