@@ -35,6 +35,7 @@ describe("dashboard chat with a token-streaming model", { skip: missing ?? false
   let page: Page;
   let errors: string[];
   let deploymentId: string;
+  let revisionId: string;
   let agent: Client;
   const screens = () => screensDir(cp.temp.dir);
 
@@ -46,7 +47,8 @@ describe("dashboard chat with a token-streaming model", { skip: missing ?? false
       installCommand: null,
     });
     deploymentId = deployment.id;
-    await cp.waitFor(deploymentId, deployment.latest_revision_id, ["DEPLOYED"], 600_000);
+    revisionId = deployment.latest_revision_id;
+    await cp.waitFor(deploymentId, revisionId, ["DEPLOYED"], 600_000);
     agent = new Client({ apiUrl: `${cp.url}/agents/${deploymentId}`, apiKey: KEY });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
@@ -57,6 +59,13 @@ describe("dashboard chat with a token-streaming model", { skip: missing ?? false
     await page.click("button[type=submit]");
     await page.locator("tr[data-deployment=streaming-agent]").waitFor();
   });
+
+  /** Picks the chat's assistant by its graph (the project has two). */
+  async function chooseGraph(graph: string): Promise<void> {
+    const option = page.locator("select[name=assistant] option", { hasText: `(${graph})` });
+    await option.waitFor({ state: "attached" });
+    await page.selectOption("select[name=assistant]", (await option.getAttribute("value")) ?? "");
+  }
 
   after(async () => {
     await browser?.close();
@@ -71,9 +80,18 @@ describe("dashboard chat with a token-streaming model", { skip: missing ?? false
       await page.locator("#serving").innerText(),
       /internal_source · serving revision …[0-9a-f]{8}/,
     );
+    // The deploy log points at the agent URL, not at a Studio link to the agent's own port (403).
+    const deployLog = await cp.logText(deploymentId, revisionId, "deploy");
+    assert.match(deployLog, /only the control plane's proxy may call it/);
+    assert.doesNotMatch(deployLog, /smith\.langchain\.com\/studio/);
     const snippet = page.locator("pre.snippet");
-    await page.locator("pre.snippet", { hasText: '"assistant_id":"streamer"' }).waitFor();
+    // Two graphs: the snippets offer both, and name the one chosen.
+    const graphs = page.locator("select[name=snippet-graph]");
+    await graphs.locator("option").nth(1).waitFor({ state: "attached" });
+    assert.deepEqual((await graphs.locator("option").allInnerTexts()).sort(), ["inbox", "streamer"]);
     assert.doesNotMatch(await snippet.innerText(), /"agent"/);
+    await graphs.selectOption("streamer");
+    await page.locator("pre.snippet", { hasText: '"assistant_id":"streamer"' }).waitFor();
     await page.click(".snippet-tabs button:has-text('JS SDK')");
     assert.match(await snippet.innerText(), /runs\.stream\(thread\.thread_id, "streamer"/);
     await page.click(".snippet-tabs button:has-text('Python SDK')");
@@ -82,7 +100,7 @@ describe("dashboard chat with a token-streaming model", { skip: missing ?? false
 
   it("the answer's bubble grows token by token while the run streams", async () => {
     await page.goto(`${cp.url}/deployments/${deploymentId}/chat`);
-    await page.locator("select[name=assistant] option").first().waitFor({ state: "attached" });
+    await chooseGraph("streamer");
     await page.evaluate(RECORD_BUBBLE_TEXTS);
     await page.fill("input[name=message]", "count to 20");
     await page.click("form.composer button[type=submit]");
@@ -107,8 +125,44 @@ describe("dashboard chat with a token-streaming model", { skip: missing ?? false
     assert.deepEqual(errors, []);
   });
 
+  it("a standard human interrupt is answered with its buttons: Accept, Edit, Respond, Ignore", async () => {
+    const ask = async () => {
+      await page.click("text=New thread");
+      await chooseGraph("inbox");
+      await page.fill("input[name=message]", "the weekly report");
+      await page.click("form.composer button[type=submit]");
+      await page.locator("#interrupt .human-interrupt[data-action=send_email]").waitFor();
+      assert.match(await page.locator("#interrupt").innerText(), /Send this email\?[\s\S]*ops@example\.com/);
+    };
+    const answered = (text: string) => page.locator(".message.ai .text", { hasText: text }).waitFor();
+
+    await ask();
+    await screenshot(page, screens(), "dashboard-human-interrupt");
+    await page.click("#interrupt button:has-text('Accept')");
+    await answered("Sent as drafted.");
+    assert.equal(await page.locator("#interrupt").count(), 0);
+
+    await ask();
+    await page.click("#interrupt button:has-text('Edit')");
+    await page.fill("textarea[name=edit-args]", '{"to": "me@example.com", "subject": "Weekly report"}');
+    await page.click("#interrupt button:has-text('Send edited action')");
+    await answered('Sent with {"to":"me@example.com","subject":"Weekly report"}.');
+
+    await ask();
+    await page.click("#interrupt button:has-text('Respond')");
+    await page.fill("textarea[name=response]", "wait until Monday");
+    await page.click("#interrupt button:has-text('Send response')");
+    await answered("You said: wait until Monday");
+
+    await ask();
+    await page.click("#interrupt button:has-text('Ignore')");
+    await answered("Not sent.");
+    assert.deepEqual(errors, []);
+  });
+
   it("Stop cancels the run on the server, then shows what the thread holds", async () => {
     await page.click("text=New thread");
+    await chooseGraph("streamer");
     await page.fill("input[name=message]", "count to 400");
     await page.click("form.composer button[type=submit]");
     await page.locator(".message.ai .text", { hasText: "word1 word2 word3" }).waitFor();

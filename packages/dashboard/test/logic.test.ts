@@ -9,6 +9,7 @@ import type { WireMessage } from "../src/components/messages.js";
 import { textOf } from "../src/components/messages.js";
 import { duration, isSettled, shortId, statusTone } from "../src/format.js";
 import { applyMessage, interruptsOf, resumeValue } from "../src/pages/chat-stream.js";
+import { humanRequestOf, humanResume } from "../src/pages/human-interrupt.js";
 import { parseSecrets } from "../src/pages/secrets-text.js";
 import { matchPath } from "../src/router.js";
 
@@ -167,5 +168,28 @@ describe("formatting and secrets text", () => {
       { name: "B", value: " x=y" },
       { name: "C", value: "" },
     ]);
+  });
+});
+
+describe("the standard human interrupt", () => {
+  const request = {
+    action_request: { action: "send_email", args: { to: "a@example.com" } },
+    config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: false },
+    description: "Send it?",
+  };
+
+  it("is recognised alone or as a list of one, and answered the same way", () => {
+    assert.deepEqual(humanRequestOf([request]), { request, listed: true });
+    assert.deepEqual(humanRequestOf(request), { request, listed: false });
+    assert.deepEqual(humanResume(true, { type: "accept", args: null }), [{ type: "accept", args: null }]);
+    assert.deepEqual(humanResume(false, { type: "response", args: "no" }), { type: "response", args: "no" });
+  });
+
+  it("anything else is not one (the chat offers the JSON resume form)", () => {
+    assert.equal(humanRequestOf({ question: "Approve this draft?" }), null);
+    assert.equal(humanRequestOf([request, request]), null);
+    assert.equal(humanRequestOf({ ...request, config: { allow_accept: "yes" } }), null);
+    assert.equal(humanRequestOf({ ...request, action_request: { action: "x" } }), null);
+    assert.equal(humanRequestOf(null), null);
   });
 });

@@ -135,7 +135,7 @@ Example:
           onPortMoved: (from, to) =>
             process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
         });
-        printDevBanner(server, config.dataDir);
+        printDevBanner(server, config.dataDir, config.agentToken !== null);
         await closeOnSignal(server, "runs still going after the grace period return to the queue");
         // A graph node that ignores its abort must not keep the process alive past the drain.
         setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();

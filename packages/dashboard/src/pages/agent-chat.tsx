@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { agentClient, preferredAssistant } from "../api/agent.js";
+import { HumanInterruptForm } from "../components/human-interrupt.js";
 import { MessageList, type WireMessage } from "../components/messages.js";
 import { ErrorBox } from "../components/ui.js";
 import { useSession } from "../context.js";
@@ -8,6 +9,7 @@ import { useLoad } from "../hooks.js";
 import { setQuery, useLocation } from "../router.js";
 import { applyMessage, interruptsOf, type PendingInterrupt, resumeValue } from "./chat-stream.js";
 import type { DeploymentView } from "./deployment.js";
+import { humanRequestOf, humanResume } from "./human-interrupt.js";
 
 type Agent = ReturnType<typeof agentClient>;
 
@@ -135,6 +137,9 @@ export function AgentChat({ deployment }: DeploymentView) {
     void run({ input: { messages: [{ role: "user", content: text }] } });
   };
 
+  // One interrupt in the standard human shape gets buttons; anything else the JSON resume form.
+  const human = interrupts.length === 1 && interrupts[0] ? humanRequestOf(interrupts[0].value) : null;
+
   if (!deployment.active_revision_id) return <p class="muted">No revision is serving yet.</p>;
   return (
     <div class="chat card" id="chat">
@@ -174,33 +179,43 @@ export function AgentChat({ deployment }: DeploymentView) {
       {running && <p class="muted live">streaming…</p>}
       <ErrorBox error={error} />
       {interrupts.length > 0 && !running ? (
-        <form
-          class="interrupt"
-          id="interrupt"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void run({ command: { resume: resumeValue(resume) } });
-            setResume("");
-          }}
-        >
-          <h3>The run is waiting for you</h3>
-          {interrupts.map((i, n) => (
-            <pre class="json" key={i.id ?? n}>
-              {JSON.stringify(i.value, null, 2)}
-            </pre>
-          ))}
-          <label class="field">
-            <span>Resume value (text, or JSON)</span>
-            <input
-              name="resume"
-              value={resume}
-              onInput={(e) => setResume((e.target as HTMLInputElement).value)}
+        human ? (
+          <div class="interrupt" id="interrupt">
+            <h3>The run is waiting for you</h3>
+            <HumanInterruptForm
+              request={human.request}
+              onAnswer={(response) => void run({ command: { resume: humanResume(human.listed, response) } })}
             />
-          </label>
-          <button type="submit" class="primary">
-            Resume
-          </button>
-        </form>
+          </div>
+        ) : (
+          <form
+            class="interrupt"
+            id="interrupt"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void run({ command: { resume: resumeValue(resume) } });
+              setResume("");
+            }}
+          >
+            <h3>The run is waiting for you</h3>
+            {interrupts.map((i, n) => (
+              <pre class="json" key={i.id ?? n}>
+                {JSON.stringify(i.value, null, 2)}
+              </pre>
+            ))}
+            <label class="field">
+              <span>Resume value (text, or JSON)</span>
+              <input
+                name="resume"
+                value={resume}
+                onInput={(e) => setResume((e.target as HTMLInputElement).value)}
+              />
+            </label>
+            <button type="submit" class="primary">
+              Resume
+            </button>
+          </form>
+        )
       ) : (
         <form class="composer" onSubmit={send}>
           <input
