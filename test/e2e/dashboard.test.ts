@@ -144,6 +144,10 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
   it("shows threads with their messages, checkpoints and runs, and the agent's metrics", async () => {
     await page.goto(`${cp.url}/deployments/${example.id}/threads`);
     await page.locator("#threads li").nth(1).waitFor();
+    // A thread is named by its first message and its graph, not by its id alone.
+    const weather = page.locator("#threads li", { hasText: "What is the weather in Lisbon?" });
+    await weather.waitFor();
+    assert.match(await weather.locator(".tag").innerText(), /^agent$/);
     await page.locator("#threads li a").first().click();
     await page.locator("#thread-detail .message").first().waitFor();
     await page.click("#thread-detail button:has-text('runs')");

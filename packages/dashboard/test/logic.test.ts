@@ -11,6 +11,7 @@ import { duration, isSettled, shortId, statusTone } from "../src/format.js";
 import { applyMessage, interruptsOf, resumeValue } from "../src/pages/chat-stream.js";
 import { humanRequestOf, humanResume } from "../src/pages/human-interrupt.js";
 import { parseSecrets } from "../src/pages/secrets-text.js";
+import { firstMessageOf, graphOf } from "../src/pages/thread-summary.js";
 import { matchPath } from "../src/router.js";
 
 describe("matchPath", () => {
@@ -191,5 +192,26 @@ describe("the standard human interrupt", () => {
     assert.equal(humanRequestOf({ ...request, config: { allow_accept: "yes" } }), null);
     assert.equal(humanRequestOf({ ...request, action_request: { action: "x" } }), null);
     assert.equal(humanRequestOf(null), null);
+  });
+});
+
+describe("a thread's summary in the list", () => {
+  it("is its first message on one line, cut to length, and the graph its runs used", () => {
+    const values = {
+      messages: [
+        { type: "human", content: "What is\n the weather   in Lisbon?" },
+        { type: "ai", content: "Sunny" },
+      ],
+    };
+    assert.equal(firstMessageOf(values), "What is the weather in Lisbon?");
+    assert.equal(firstMessageOf(values, 10), "What is t…");
+    assert.equal(
+      firstMessageOf({ messages: [{ type: "human", content: [{ type: "text", text: "hi" }] }] }),
+      "hi",
+    );
+    assert.equal(firstMessageOf({}), null);
+    assert.equal(firstMessageOf(null), null);
+    assert.equal(graphOf({ graph_id: "agent", assistant_id: "x" }), "agent");
+    assert.equal(graphOf({}), null);
   });
 });
