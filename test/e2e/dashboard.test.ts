@@ -155,6 +155,20 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     await screenshot(page, screens(), "dashboard-threads");
     await page.goto(`${cp.url}/deployments/${example.id}/metrics`);
     await page.locator(".bar-row", { hasText: "success" }).first().waitFor();
+    // Each chart has its axes: its maximum and 0, and the time range up to now.
+    await page
+      .locator("#metrics svg.chart .axis text", { hasText: /^−\d+ s$/ })
+      .first()
+      .waitFor();
+    const [max, zero, since, now] = await page
+      .locator("#metrics svg.chart")
+      .first()
+      .locator(".axis text")
+      .allTextContents();
+    assert.match(max ?? "", /^\d+$/);
+    assert.equal(zero, "0");
+    assert.match(since ?? "", /^−\d+ s$/);
+    assert.equal(now, "now");
     await screenshot(page, screens(), "dashboard-metrics");
   });
 
