@@ -8,8 +8,15 @@ import { type Browser, chromium, type Page } from "playwright-core";
 /** Where Debian installs Chromium (BERTH_CHROMIUM overrides it). */
 export const CHROMIUM = process.env.BERTH_CHROMIUM ?? "/usr/bin/chromium";
 
-/** Where the tests write the dashboard screenshots the README links to. */
-export const SCREENS_DIR = path.join(repoRoot, "docs/screens");
+/**
+ * Where screenshots go: `BERTH_SCREENS_DIR` when set (`npm run screenshots` points it at
+ * docs/screens, the README's pictures), else the test's own temporary directory, so `npm test`
+ * never rewrites a tracked file.
+ */
+export function screensDir(testTempDir: string): string {
+  const chosen = process.env.BERTH_SCREENS_DIR;
+  return chosen ? path.resolve(repoRoot, chosen) : path.join(testTempDir, "screens");
+}
 
 /** Why browser tests cannot run here (printed as the skip reason), or null. */
 export function browserMissing(): string | null {
@@ -41,8 +48,8 @@ export function watchErrors(page: Page): string[] {
   return errors;
 }
 
-/** Saves a screenshot of the page as docs/screens/<name>.png. */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(SCREENS_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENS_DIR, `${name}.png`) });
+/** Saves a screenshot of the page as <dir>/<name>.png (dir from `screensDir`). */
+export async function screenshot(page: Page, dir: string, name: string): Promise<void> {
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
 }

@@ -147,6 +147,10 @@ describe("langgraphjs deploy --remote against berth up", () => {
     );
     assert.equal(revisions[0]?.source_revision_config.graph_config_path, "graph.json");
     assert.equal(deployment.active_revision_id, revisions[0]?.id);
+    // The SKIPPED revision's log says what it waited for and which revision superseded it.
+    const skippedLog = await plane.logText(id, String(revisions[1]?.id), "build");
+    assert.match(skippedLog, /Waiting for the source archive/);
+    assert.match(skippedLog, new RegExp(`SKIPPED: revision ${revisions[0]?.id} was made`));
 
     setGreeting(project, "v2");
     const second = await deploy(project);

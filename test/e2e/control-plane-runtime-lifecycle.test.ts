@@ -89,7 +89,18 @@ describe("berth up: local runtime, lifecycle", () => {
     const created = await reviseRuntimeProject("broken.json");
     await plane.waitFor(deploymentId, created.json.id, ["BUILD_FAILED"]);
     const logs = await plane.logText(deploymentId, created.json.id, "build");
-    assert.match(logs, /ERROR graph syntax does not load/);
+    // A syntax error: its message, file and line (project-relative), not the bundler's stack.
+    assert.match(
+      logs,
+      /ERROR graph syntax does not load: .*\.\/src\/broken-syntax\.ts:2:23: Expected identifier but found ";"/,
+    );
+    assert.doesNotMatch(logs, /esbuild\/lib\/main\.js|failureErrorWithLog/);
+    // A mistyped path: the entry of broken.json, and what the directory holds.
+    assert.match(
+      logs,
+      /ERROR graph typo does not load: .*\.\/src\/ecoh\.ts does not exist \("graphs\.typo": "\.\/src\/ecoh\.ts:graph" in broken\.json\); \.\/src holds: .*echo\.ts/,
+    );
+    assert.doesNotMatch(logs, /src\/src\//);
     assert.match(logs, /ERROR graph noexport does not load: .*no export "nope"/);
     assert.match(logs, /ERROR graph nodep does not load: .*berth-no-such-package-4711/);
     assert.match(logs, /graph echo loads/);
@@ -103,6 +114,11 @@ describe("berth up: local runtime, lifecycle", () => {
       (errorsOnly.json.logs as { level: string }[]).every((l) => l.level === "ERROR") &&
         errorsOnly.json.logs.length >= 3,
       JSON.stringify(errorsOnly.json),
+    );
+    // `berth logs --level error` alone says what is wrong.
+    assert.match(
+      (errorsOnly.json.logs as { message: string }[]).map((l) => l.message).join("\n"),
+      /broken-syntax\.ts:2:23: Expected identifier/,
     );
     const deployment = (await plane.api("GET", `/v2/deployments/${deploymentId}`)).json;
     assert.equal(deployment.active_revision_id, active);

@@ -1,14 +1,15 @@
 // The web dashboard in headless Chromium, through `berth up` (built CLI, ephemeral port, the
 // bundled example-agent): sign-in, the deployments list, logs, chat with streaming and tool calls,
 // an interrupt resumed, a secret changed into a new revision, the official CLI's status link.
-// Screenshots of the main pages go to docs/screens/ (linked from the README).
+// Screenshots of the main pages go to a temporary directory, or to docs/screens/ (linked from the
+// README) under `npm run screenshots`.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { packDirectory } from "@berth-platform/testkit";
 import type { Browser, Page } from "playwright-core";
-import { browserMissing, launchChromium, screenshot, watchErrors } from "./browser-helpers.js";
+import { browserMissing, launchChromium, screensDir, screenshot, watchErrors } from "./browser-helpers.js";
 import { ControlPlaneUnderTest, eventually, LINK_INSTALL, RUNTIME_PROJECT } from "./control-plane-helpers.js";
 
 const KEY = "e2e-dashboard-key-0123456789abcdef";
@@ -21,6 +22,7 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
   let page: Page;
   let errors: string[];
   let example: { id: string; tenant_id: string; latest_revision_id: string };
+  const screens = () => screensDir(cp.temp.dir);
 
   before(async () => {
     await cp.start();
@@ -41,7 +43,7 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
 
   it("a wrong key shows an error on the sign-in page, not a blank page", async () => {
     await page.goto(`${cp.url}/`);
-    await screenshot(page, "dashboard-sign-in");
+    await screenshot(page, screens(), "dashboard-sign-in");
     await page.fill("input[name=api-key]", "berth_not-a-real-key-000000000000");
     await page.click("button[type=submit]");
     const error = page.locator("[role=alert]");
@@ -67,7 +69,7 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     assert.equal(await page.evaluate("sessionStorage.getItem('berth.apiKey')"), KEY);
     assert.equal(await page.evaluate("localStorage.length"), 0);
     assert.equal((await page.context().cookies()).length, 0);
-    await screenshot(page, "dashboard-deployments");
+    await screenshot(page, screens(), "dashboard-deployments");
   });
 
   it("the name filter narrows the list; the create form shows the API's message next to the field", async () => {
@@ -94,11 +96,11 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     await page.locator("#revisions li[data-status=DEPLOYED]").waitFor();
     assert.match(await page.locator("#agent-url").innerText(), new RegExp(`/agents/${example.id}$`));
     assert.match(await page.locator("pre.snippet").innerText(), /runs\/wait/);
-    await screenshot(page, "dashboard-deployment");
+    await screenshot(page, screens(), "dashboard-deployment");
     await page.locator("#revisions li").first().locator("text=Build log").click();
     await page.locator("#log .line").first().waitFor();
     assert.match(await page.locator("#log").innerText(), /berth dev --check|graph|install/i);
-    await screenshot(page, "dashboard-build-log");
+    await screenshot(page, screens(), "dashboard-build-log");
   });
 
   it("chats with the agent: the answer streams in and the tool call is shown", async () => {
@@ -115,7 +117,7 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     await page.locator(".tool-call[data-tool=get_weather]").waitFor();
     await page.locator(".message.tool", { hasText: "Lisbon" }).waitFor();
     await page.locator(".message.ai .text", { hasText: "Here is what I found" }).waitFor();
-    await screenshot(page, "dashboard-chat");
+    await screenshot(page, screens(), "dashboard-chat");
   });
 
   it("resumes an interrupt of the review graph from the resume form", async () => {
@@ -130,7 +132,7 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     const form = page.locator("#interrupt");
     await form.waitFor();
     assert.match(await form.innerText(), /Approve this draft/);
-    await screenshot(page, "dashboard-interrupt");
+    await screenshot(page, screens(), "dashboard-interrupt");
     await page.fill("input[name=resume]", "approve");
     await page.click("#interrupt button[type=submit]");
     await page
@@ -142,14 +144,32 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
   it("shows threads with their messages, checkpoints and runs, and the agent's metrics", async () => {
     await page.goto(`${cp.url}/deployments/${example.id}/threads`);
     await page.locator("#threads li").nth(1).waitFor();
+    // A thread is named by its first message and its graph, not by its id alone.
+    const weather = page.locator("#threads li", { hasText: "What is the weather in Lisbon?" });
+    await weather.waitFor();
+    assert.match(await weather.locator(".tag").innerText(), /^agent$/);
     await page.locator("#threads li a").first().click();
     await page.locator("#thread-detail .message").first().waitFor();
     await page.click("#thread-detail button:has-text('runs')");
     await page.locator("#runs .badge[data-status=success]").first().waitFor();
-    await screenshot(page, "dashboard-threads");
+    await screenshot(page, screens(), "dashboard-threads");
     await page.goto(`${cp.url}/deployments/${example.id}/metrics`);
     await page.locator(".bar-row", { hasText: "success" }).first().waitFor();
-    await screenshot(page, "dashboard-metrics");
+    // Each chart has its axes: its maximum and 0, and the time range up to now.
+    await page
+      .locator("#metrics svg.chart .axis text", { hasText: /^−\d+ s$/ })
+      .first()
+      .waitFor();
+    const [max, zero, since, now] = await page
+      .locator("#metrics svg.chart")
+      .first()
+      .locator(".axis text")
+      .allTextContents();
+    assert.match(max ?? "", /^\d+$/);
+    assert.equal(zero, "0");
+    assert.match(since ?? "", /^−\d+ s$/);
+    assert.equal(now, "now");
+    await screenshot(page, screens(), "dashboard-metrics");
   });
 
   it("traces (issue 17): a thread's run links to its trace; a trace shows the tree, the model call's tokens, the tool call", async () => {
@@ -176,7 +196,7 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     const detail = page.locator("#run-detail");
     await detail.locator("text=/\\d+ tokens \\(prompt \\d+, completion \\d+\\)/").waitFor();
     assert.match(await detail.innerText(), /Lisbon/);
-    await screenshot(page, "dashboard-trace");
+    await screenshot(page, screens(), "dashboard-trace");
     // The workspace's tracing projects list names the deployment's project.
     await page.click("header.top a:has-text('Tracing')");
     await page.locator("#tracing-projects tr[data-project=example-agent]").waitFor();

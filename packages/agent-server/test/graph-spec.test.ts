@@ -19,13 +19,26 @@ describe("parseGraphConfig", () => {
       CONFIG,
     );
     assert.deepEqual(parsed.graphs, [
-      { graphId: "agent", modulePath: "/project/src/agent.ts", exportName: "graph", description: null },
-      { graphId: "plain", modulePath: "/project/src/plain.js", exportName: "default", description: null },
+      {
+        graphId: "agent",
+        modulePath: "/project/src/agent.ts",
+        exportName: "graph",
+        description: null,
+        declared: { configPath: CONFIG, entry: "./src/agent.ts:graph" },
+      },
+      {
+        graphId: "plain",
+        modulePath: "/project/src/plain.js",
+        exportName: "default",
+        description: null,
+        declared: { configPath: CONFIG, entry: "./src/plain.js" },
+      },
       {
         graphId: "described",
         modulePath: "/project/src/d.mts",
         exportName: "make",
         description: "a factory",
+        declared: { configPath: CONFIG, entry: "./src/d.mts:make" },
       },
     ]);
     assert.deepEqual(parsed.env, { kind: "inline", values: { KEY: "value" } });

@@ -20,6 +20,7 @@ const spec = (graphId: string): GraphSpec => ({
   modulePath: path.join(temp.dir, "project", `${graphId}.ts`),
   exportName: "graph",
   description: null,
+  declared: { configPath: path.join(temp.dir, "project", "langgraph.json"), entry: `./${graphId}.ts:graph` },
 });
 
 /** A parser stand-in: answers per graph id (an Error is thrown), and counts what it was asked. */

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { type AgentServerConfig, startAgentCluster, startAgentServer } from "@berth-platform/agent-server";
 import type { Logger } from "pino";
-import type { LogFormat } from "./logger.js";
+import type { LogFormat } from "./log-format.js";
 
 /** What `berth dev` and `berth serve` need of a started agent server, one process or a cluster. */
 export interface StartedAgentServer {

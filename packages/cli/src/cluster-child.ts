@@ -3,7 +3,8 @@
  * it with the parsed config in the environment and `--log-format` as its only argument.
  */
 import { readClusterChildConfig, runClusterChild } from "@berth-platform/agent-server";
-import { makeLogger, resolveLogFormat } from "./logger.js";
+import { resolveLogFormat } from "./log-format.js";
+import { makeLogger } from "./logger.js";
 
 const config = readClusterChildConfig(process.env);
 if (!config) {

@@ -139,7 +139,7 @@ export class ControlPlaneClient {
       body: archive,
       timeoutMs: UPLOAD_TIMEOUT_MS,
     });
-    if (!response.ok) throw await refusal("PUT", "the upload URL", response);
+    if (!response.ok) throw await refusal("PUT", "the upload URL", response, "");
     await response.arrayBuffer();
   }
 
@@ -192,7 +192,7 @@ export class ControlPlaneClient {
       timeoutMs: REQUEST_TIMEOUT_MS,
     });
     const where = path.split("?")[0] ?? path;
-    if (!response.ok) throw await refusal(method, where, response);
+    if (!response.ok) throw await refusal(method, `${this.baseUrl}${where}`, response, this.#keyHint());
     const text = await response.text();
     if (response.status === 204) return undefined as T;
     try {
@@ -204,6 +204,12 @@ export class ControlPlaneClient {
         text,
       );
     }
+  }
+
+  /** What a 401/403 means here: which control plane refused the key, and where its URL came from. */
+  #keyHint(): string {
+    const from = this.urlSource ? ` (URL from ${this.urlSource})` : "";
+    return ` The control plane at ${this.baseUrl}${from} did not accept this API key: pass a key it issued with --api-key or BERTH_API_KEY (its \`berth up\` printed the admin key), or another URL with --url.`;
   }
 
   async #fetch(
@@ -240,8 +246,16 @@ export class ControlPlaneClient {
   }
 }
 
-/** The error of a refused request: the server's `detail` (422 details as `field: message`). */
-async function refusal(method: string, where: string, response: Response): Promise<ControlPlaneError> {
+/**
+ * The error of a refused request: the server's `detail` (422 details as `field: message`), and on
+ * 401/403 `keyHint` (which server refused the key).
+ */
+async function refusal(
+  method: string,
+  where: string,
+  response: Response,
+  keyHint: string,
+): Promise<ControlPlaneError> {
   const text = await response.text().catch(() => "");
   let detail = text || response.statusText;
   try {
@@ -255,10 +269,7 @@ async function refusal(method: string, where: string, response: Response): Promi
   } catch {
     // not JSON: the raw text is the detail
   }
-  const hint =
-    response.status === 401 || response.status === 403
-      ? " (pass the key `berth up` printed with --api-key or BERTH_API_KEY)"
-      : "";
+  const hint = response.status === 401 || response.status === 403 ? keyHint : "";
   return new ControlPlaneError(
     `${method} ${where} failed with ${response.status}: ${detail}${hint}`,
     response.status,

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { isSettledStatus } from "@berth-platform/control-plane";
+import { isSettledStatus } from "@berth-platform/control-plane/revision-status";
 import type { ControlPlaneClient, LogEntry, RevisionRecord } from "./control-plane-client.js";
 
 /** Longer than the control plane's log batching interval. */

@@ -31,6 +31,29 @@ describe("berth CLI", () => {
     }
   });
 
+  it("--version and --help spend under 0.3 s of CPU: no command's server is loaded to print them", () => {
+    // The process's own CPU time (start-up included), written as it exits; the least of three runs.
+    const file = path.join(temp.dir, "cpu.json");
+    const probe = `data:text/javascript,${encodeURIComponent(
+      `import fs from "node:fs"; process.on("exit", () => fs.writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.cpuUsage())));`,
+    )}`;
+    for (const args of [["--version"], ["--help"], ["deployments", "--help"]]) {
+      const runs = [0, 1, 2].map(() => {
+        const result = spawnSync(process.execPath, ["--import", probe, bin, ...args], { timeout: 60_000 });
+        assert.equal(result.status, 0, String(result.stderr));
+        const { user, system } = JSON.parse(fs.readFileSync(file, "utf8")) as {
+          user: number;
+          system: number;
+        };
+        return (user + system) / 1000;
+      });
+      assert.ok(
+        Math.min(...runs) < 300,
+        `berth ${args.join(" ")}: ${runs.map((r) => r.toFixed(0)).join(", ")} ms of CPU`,
+      );
+    }
+  });
+
   it("a missing or invalid graph configuration is a clear error, not a stack trace", () => {
     // One process or the embedded cluster (--workers 2): the reason once, no log lines, no stack.
     for (const workers of ["1", "2"]) {
@@ -66,6 +89,30 @@ describe("berth CLI", () => {
     assert.match(cluster.out, /^berth: Cannot load graph "a" .*does not exist/m);
     assert.equal(cluster.out.match(/Cannot load graph/g)?.length, 1, cluster.out);
     assert.doesNotMatch(cluster.out, /"level"|\n\s+at /);
+  });
+
+  it("--check names a syntax error's file, line and message, and a mistyped path's entry and neighbours", () => {
+    const project = path.join(temp.dir, "check-project");
+    fs.mkdirSync(path.join(project, "src"), { recursive: true });
+    fs.writeFileSync(path.join(project, "src/agent.ts"), "export const graph = 1;\n");
+    fs.writeFileSync(path.join(project, "src/broken.ts"), "// line 1\nexport const graph = {;\n");
+    fs.writeFileSync(
+      path.join(project, "langgraph.json"),
+      JSON.stringify({ graphs: { syntax: "./src/broken.ts:graph", typo: "./src/agnet.ts:graph" } }),
+    );
+    const result = berth(["dev", "--check", "--config", path.join(project, "langgraph.json")]);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.out,
+      /^ERROR graph syntax does not load: Cannot load graph "syntax" from \.\/src\/broken\.ts: importing it failed: \.\/src\/broken\.ts:2:23: Expected identifier but found ";" in: export const graph = \{;$/m,
+    );
+    assert.match(
+      result.out,
+      /^ERROR graph typo does not load: .*\.\/src\/agnet\.ts does not exist \("graphs\.typo": "\.\/src\/agnet\.ts:graph" in langgraph\.json\); \.\/src holds: agent\.ts, broken\.ts$/m,
+    );
+    // Every line is an ERROR line: no bundler stack frames, no absolute temporary paths.
+    for (const line of result.out.trim().split("\n")) assert.match(line, /^ERROR /);
+    assert.doesNotMatch(result.out, new RegExp(project.replaceAll("/", "\\/")));
   });
 
   it("an explicit busy port is refused with a clear message", async () => {

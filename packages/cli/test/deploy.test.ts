@@ -126,7 +126,10 @@ describe("berth deploy: control plane client", () => {
     await assert.rejects(bad.getDeployment("d"), (error: ControlPlaneError) => {
       assert.equal(error.status, 400);
       assert.equal(error.detail, "name is taken.");
-      assert.match(error.message, /GET \/v2\/deployments\/d failed with 400: name is taken\./);
+      assert.match(
+        error.message,
+        /GET http:\/\/127\.0\.0\.1:\d+\/v2\/deployments\/d failed with 400: name is taken\./,
+      );
       return true;
     });
     const invalid = new ControlPlaneClient(
@@ -137,8 +140,15 @@ describe("berth deploy: control plane client", () => {
       invalid.createSourceDeployment("x", []),
       /failed with 422: body\.name: Field required/,
     );
-    const unauthorized = new ControlPlaneClient(await stub(401, { detail: "Invalid API key." }), "k");
-    await assert.rejects(unauthorized.findDeploymentByName("x"), /401: Invalid API key\..*BERTH_API_KEY/);
+    // An auth error names the URL it called and where that URL came from.
+    const refusing = await stub(401, { detail: "Invalid API key." });
+    const unauthorized = new ControlPlaneClient(refusing, "k", undefined, "the running berth up");
+    await assert.rejects(unauthorized.findDeploymentByName("x"), (error: Error) => {
+      assert.ok(error.message.startsWith(`GET ${refusing}/v2/deployments failed with 401: Invalid API key.`));
+      assert.ok(error.message.includes(`The control plane at ${refusing} (URL from the running berth up)`));
+      assert.match(error.message, /BERTH_API_KEY/);
+      return true;
+    });
   });
 
   it("says when nothing listens at the URL", async () => {

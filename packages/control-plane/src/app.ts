@@ -9,7 +9,12 @@ import { requirePrincipal, requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
 import { agentProxyRoutes } from "./http/routes/agent-proxy.js";
-import { type DashboardAssets, dashboardRoutes } from "./http/routes/dashboard.js";
+import {
+  type DashboardAssets,
+  dashboardRoutes,
+  readDashboardIndex,
+  sendIndex,
+} from "./http/routes/dashboard.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
 import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
@@ -89,7 +94,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reply.elapsedTime / 1000,
     );
   });
-  registerErrorHandling(app);
+  const dashboardIndex = deps.dashboard ? readDashboardIndex(deps.dashboard) : undefined;
+  registerErrorHandling(app, {
+    notFoundPage: dashboardIndex && ((request, reply) => sendIndex(dashboardIndex, request, reply)),
+  });
   await app.register(swagger, {
     openapi: {
       info: { title: "Berth control plane", version: CONTROL_PLANE_VERSION },
@@ -112,12 +120,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deepLinking: true,
       persistAuthorization: false,
       tryItOutEnabled: false,
+      // No badge fetched from validator.swagger.io: the page stays on this origin.
+      validatorUrl: null,
     },
-    staticCSP: true,
+    // The package's own default CSP blocks swagger-ui's inline style (a console error) and asks for
+    // upgrade-insecure-requests, which makes a browser fetch the page's assets over https from a
+    // control plane reached by plain http on a non-loopback address (they never arrive).
+    staticCSP:
+      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; " +
+      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; " +
+      "style-src 'self' 'unsafe-inline'; connect-src 'self'",
     logLevel: "warn",
   });
   await app.register(systemRoutes);
-  if (deps.dashboard) await dashboardRoutes(app, deps.dashboard);
+  if (deps.dashboard) await dashboardRoutes(app, deps.dashboard, dashboardIndex);
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.render()),
   );

@@ -52,7 +52,21 @@ describe("dashboard", () => {
     const missing = await inject("/no-such-page");
     assert.equal(missing.statusCode, 404);
     assert.doesNotMatch(missing.body, /id="app"/);
+    assert.match(missing.json<{ detail: string }>().detail, /Not found: GET \/no-such-page/);
+    const api = await inject("/v3/nothing", { accept: "application/json" });
+    assert.equal(api.statusCode, 404);
+    assert.match(api.headers["content-type"] as string, /application\/json/);
     assert.equal((await inject("/v2/deployments")).statusCode, 401);
     assert.equal((await inject("/assets/nope.js")).statusCode, 404);
+  });
+
+  it("an unknown path a browser asks for gets the app (its not-found page) with status 404", async () => {
+    const page = await inject("/no-such-page", {
+      accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+    });
+    assert.equal(page.statusCode, 404);
+    assert.match(page.headers["content-type"] as string, /^text\/html/);
+    assert.match(page.body, /<div id="app"><\/div>/);
+    assert.match(page.headers["content-security-policy"] as string, /default-src 'self'/);
   });
 });

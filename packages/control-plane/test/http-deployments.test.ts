@@ -365,6 +365,11 @@ describe("documentation", () => {
     assert.match(html.body, /swagger-ui/);
     // The page's script and the document it loads come from this server, not a CDN.
     assert.doesNotMatch(html.body, /https?:\/\/(?!127\.0\.0\.1|localhost)/);
+    // Same-origin only; swagger-ui's inline style allowed; no upgrade to https of a plain-http server.
+    const csp = String(html.headers["content-security-policy"]);
+    assert.match(csp, /default-src 'self'/);
+    assert.match(csp, /style-src 'self' 'unsafe-inline'/);
+    assert.doesNotMatch(csp, /upgrade-insecure-requests|https:/);
     const init = await t.plane.app.inject({ method: "GET", url: "/docs/static/swagger-initializer.js" });
     assert.equal(init.statusCode, 200);
     const spec = await t.plane.app.inject({ method: "GET", url: "/docs/json" });

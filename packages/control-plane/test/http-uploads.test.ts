@@ -61,6 +61,25 @@ describe("upload-url", () => {
       },
     });
     assert.equal(patched.statusCode, 200, patched.body);
+
+    // The revision made at create (no archive yet) is SKIPPED by the PATCH's, and its log says why
+    // (it used to be empty: the "unexplained SKIPPED revision" of every `deploy` of a new project).
+    const revisions = (await plane().call({ method: "GET", url: `/v2/deployments/${id}/revisions` })).json<{
+      resources: Array<{ id: string; status: string }>;
+    }>().resources;
+    assert.equal(revisions.length, 2);
+    const [newer, placeholder] = revisions;
+    assert.equal(placeholder?.status, "SKIPPED");
+    const log = await plane().call({
+      method: "GET",
+      url: `/v2/deployments/${id}/revisions/${placeholder?.id}/logs?type=build`,
+    });
+    const lines = log.json<{ logs: Array<{ message: string }> }>().logs.map((l) => l.message);
+    assert.match(lines[0] ?? "", /Waiting for the source archive: .*source_tarball_path/);
+    assert.equal(
+      lines[1],
+      `SKIPPED: revision ${newer?.id} was made before this one was built or deployed; only the newest waiting revision of a deployment is built.`,
+    );
   });
 
   it("refuses paths that were not uploaded, or belong to another deployment", async () => {

@@ -170,5 +170,7 @@ describe("WorkspaceIsolation.launch", () => {
     assert.deepEqual(none.environment({ identity: null, home: null }), {});
     assert.equal(users.environment(userWorkspace).HOME, identity.home);
     assert.equal(users.environment(userWorkspace).npm_config_cache, `${identity.home}/.npm`);
+    // Not the operator's TMPDIR (it may be private to the operator): the workspace user's own.
+    assert.equal(users.environment(userWorkspace).TMPDIR, `${identity.home}/tmp`);
   });
 });

@@ -9,7 +9,9 @@ import type { WireMessage } from "../src/components/messages.js";
 import { textOf } from "../src/components/messages.js";
 import { duration, isSettled, shortId, statusTone } from "../src/format.js";
 import { applyMessage, interruptsOf, resumeValue } from "../src/pages/chat-stream.js";
+import { humanRequestOf, humanResume } from "../src/pages/human-interrupt.js";
 import { parseSecrets } from "../src/pages/secrets-text.js";
+import { firstMessageOf, graphOf } from "../src/pages/thread-summary.js";
 import { matchPath } from "../src/router.js";
 
 describe("matchPath", () => {
@@ -36,28 +38,41 @@ describe("matchPath", () => {
 });
 
 describe("the chat's stream folding", () => {
-  it("concatenates chunks of one message id, keeps others apart, and replaces with a full message", () => {
+  it("concatenates every message of one id, whatever its type says (JS: ai, Python: AIMessageChunk)", () => {
     let list: WireMessage[] = [{ id: "h1", type: "human", content: "hi" }];
-    list = applyMessage(list, { id: "a1", type: "AIMessageChunk", content: "Hel" });
-    list = applyMessage(list, { id: "a1", type: "AIMessageChunk", content: [{ type: "text", text: "lo" }] });
+    // The JS server's chunks of a streamed model say "ai".
+    list = applyMessage(list, { id: "a1", type: "ai", content: "Hel" });
+    list = applyMessage(list, { id: "a1", type: "ai", content: "lo" });
     assert.equal(list.length, 2);
     assert.equal(textOf(list[1]?.content), "Hello");
     list = applyMessage(list, { id: "t1", type: "tool", content: "12°C", name: "get_weather" });
-    list = applyMessage(list, {
-      id: "a1",
-      type: "ai",
-      content: "Hello!",
-      tool_calls: [{ id: "c", name: "x", args: {} }],
-    });
+    list = applyMessage(list, { id: "a1", type: "AIMessageChunk", content: [{ type: "text", text: "!" }] });
     assert.deepEqual(
-      list.map((m) => [m.id, textOf(m.content)]),
+      list.map((m) => [m.id, m.type, textOf(m.content)]),
       [
-        ["h1", "hi"],
-        ["a1", "Hello!"],
-        ["t1", "12°C"],
+        ["h1", "human", "hi"],
+        ["a1", "ai", "Hello!"],
+        ["t1", "tool", "12°C"],
       ],
     );
-    assert.equal(list[1]?.tool_calls?.[0]?.name, "x");
+  });
+
+  it("assembles a streamed tool call from its chunks (name first, arguments in pieces)", () => {
+    let list: WireMessage[] = [];
+    list = applyMessage(list, {
+      id: "a",
+      type: "ai",
+      content: "",
+      tool_call_chunks: [{ index: 0, id: "c1", name: "get_weather", args: '{"ci' }],
+      tool_calls: [{ id: "c1", name: "get_weather", args: {} }],
+    });
+    list = applyMessage(list, {
+      id: "a",
+      type: "ai",
+      content: "",
+      tool_call_chunks: [{ index: 0, args: 'ty":"Lisbon"}' }],
+    });
+    assert.deepEqual(list[0]?.tool_calls, [{ id: "c1", name: "get_weather", args: { city: "Lisbon" } }]);
   });
 
   it("keeps tool calls named in a chunk, and ignores nameless partial ones", () => {
@@ -154,5 +169,49 @@ describe("formatting and secrets text", () => {
       { name: "B", value: " x=y" },
       { name: "C", value: "" },
     ]);
+  });
+});
+
+describe("the standard human interrupt", () => {
+  const request = {
+    action_request: { action: "send_email", args: { to: "a@example.com" } },
+    config: { allow_accept: true, allow_edit: false, allow_respond: true, allow_ignore: false },
+    description: "Send it?",
+  };
+
+  it("is recognised alone or as a list of one, and answered the same way", () => {
+    assert.deepEqual(humanRequestOf([request]), { request, listed: true });
+    assert.deepEqual(humanRequestOf(request), { request, listed: false });
+    assert.deepEqual(humanResume(true, { type: "accept", args: null }), [{ type: "accept", args: null }]);
+    assert.deepEqual(humanResume(false, { type: "response", args: "no" }), { type: "response", args: "no" });
+  });
+
+  it("anything else is not one (the chat offers the JSON resume form)", () => {
+    assert.equal(humanRequestOf({ question: "Approve this draft?" }), null);
+    assert.equal(humanRequestOf([request, request]), null);
+    assert.equal(humanRequestOf({ ...request, config: { allow_accept: "yes" } }), null);
+    assert.equal(humanRequestOf({ ...request, action_request: { action: "x" } }), null);
+    assert.equal(humanRequestOf(null), null);
+  });
+});
+
+describe("a thread's summary in the list", () => {
+  it("is its first message on one line, cut to length, and the graph its runs used", () => {
+    const values = {
+      messages: [
+        { type: "human", content: "What is\n the weather   in Lisbon?" },
+        { type: "ai", content: "Sunny" },
+      ],
+    };
+    assert.equal(firstMessageOf(values), "What is the weather in Lisbon?");
+    assert.equal(firstMessageOf(values, 10), "What is t…");
+    assert.equal(
+      firstMessageOf({ messages: [{ type: "human", content: [{ type: "text", text: "hi" }] }] }),
+      "hi",
+    );
+    assert.equal(firstMessageOf({}), null);
+    assert.equal(firstMessageOf(null), null);
+    assert.equal(graphOf({ graph_id: "agent", assistant_id: "x" }), "agent");
+    assert.equal(graphOf({}), null);
   });
 });

@@ -1,5 +1,5 @@
 import { register as registerTsx } from "tsx/esm/api";
-import { importGraphExport } from "./load.js";
+import { GraphLoadError, importGraphExport } from "./load.js";
 import { readGraphProject, readProjectEnv } from "./project.js";
 import { isCompiled, isUncompiled } from "./registry.js";
 import { DiskSchemaCache, projectSchemaDir } from "./schema-cache.js";
@@ -41,7 +41,10 @@ export async function checkGraphProject(
           graphId: spec.graphId,
           error: usable
             ? null
-            : `Cannot load graph "${spec.graphId}" from ${spec.modulePath}: the export is not a compiled graph, a StateGraph, or a function returning one of them`,
+            : new GraphLoadError(
+                spec,
+                "the export is not a compiled graph, a StateGraph, or a function returning one of them",
+              ).message,
         });
       } catch (error) {
         results.push({

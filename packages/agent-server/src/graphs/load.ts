@@ -1,11 +1,12 @@
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
+import { importFailureReason, missingModuleReason, projectRelative } from "./load-errors.js";
 import type { GraphSpec } from "./spec.js";
 
 /** A module export the loader could not use, with the reason in words. */
 export class GraphLoadError extends Error {
   constructor(spec: GraphSpec, reason: string) {
-    super(`Cannot load graph "${spec.graphId}" from ${spec.modulePath}: ${reason}`);
+    super(`Cannot load graph "${spec.graphId}" from ${projectRelative(spec, spec.modulePath)}: ${reason}`);
     this.name = "GraphLoadError";
   }
 }
@@ -15,12 +16,12 @@ export class GraphLoadError extends Error {
  * which the composition root registers once before loading.
  */
 export async function importGraphExport(spec: GraphSpec): Promise<unknown> {
-  if (!fs.existsSync(spec.modulePath)) throw new GraphLoadError(spec, "the file does not exist");
+  if (!fs.existsSync(spec.modulePath)) throw new GraphLoadError(spec, missingModuleReason(spec));
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(spec.modulePath).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new GraphLoadError(spec, `importing it failed: ${(error as Error).stack ?? String(error)}`);
+    throw new GraphLoadError(spec, `importing it failed: ${importFailureReason(spec, error)}`);
   }
   // A CommonJS module (a `"type": "commonjs"` project) comes back as `{ default: module.exports }`
   // when Node cannot see its named exports statically: look the export up there too.

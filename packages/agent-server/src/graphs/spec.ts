@@ -10,6 +10,8 @@ export interface GraphSpec {
   /** Export name; "default" when the entry names none. */
   exportName: string;
   description: string | null;
+  /** Where it was declared, for messages: the configuration file (absolute) and the entry as written. */
+  declared: { configPath: string; entry: string };
 }
 
 /** A parsed graph configuration file (graph.json / langgraph.json). */
@@ -73,7 +75,7 @@ export function parseGraphConfig(json: unknown, configPath: string): GraphProjec
   }
   const entries = Object.entries(graphsRaw as Record<string, unknown>);
   if (entries.length === 0) fail('"graphs" names no graph');
-  const graphs = entries.map(([graphId, entry]) => parseGraphEntry(graphId, entry, projectDir, fail));
+  const graphs = entries.map(([graphId, entry]) => parseGraphEntry(graphId, entry, configPath, fail));
 
   let env: GraphProjectConfig["env"] = { kind: "none" };
   if (typeof raw.env === "string") env = { kind: "file", path: path.resolve(projectDir, raw.env) };
@@ -149,9 +151,10 @@ export function parseGraphConfig(json: unknown, configPath: string): GraphProjec
 function parseGraphEntry(
   graphId: string,
   entry: unknown,
-  projectDir: string,
+  configPath: string,
   fail: (reason: string) => never,
 ): GraphSpec {
+  const projectDir = path.dirname(configPath);
   if (graphId.trim() === "") fail("a graph id is empty");
   let location: unknown = entry;
   let description: string | null = null;
@@ -179,6 +182,7 @@ function parseGraphEntry(
     modulePath: path.resolve(projectDir, file),
     exportName: hasExport ? tail : "default",
     description,
+    declared: { configPath, entry: spec },
   };
 }
 

@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { IMAGE_PACKAGES_DIR, renderDockerfile } from "@berth-platform/listener";
 import type { Command } from "commander";
 import { packBerthPackages } from "../image/pack-berth.js";
 
@@ -16,7 +15,9 @@ function findEngine(): string | undefined {
 }
 
 /** Writes the Dockerfile of a Berth agent server image into DIR; builds it when an engine exists. */
-export function runBuild(dir: string, flags: { tag: string; config?: string }): number {
+export async function runBuild(dir: string, flags: { tag: string; config?: string }): Promise<number> {
+  // Loaded here, not at start-up: `berth --help` must not pay for the listener package.
+  const { IMAGE_PACKAGES_DIR, renderDockerfile } = await import("@berth-platform/listener");
   const root = path.resolve(dir);
   const config =
     flags.config ?? ["graph.json", "langgraph.json"].find((f) => fs.existsSync(path.join(root, f)));
@@ -61,7 +62,7 @@ export function registerBuildCommand(program: Command): void {
       "-c, --config <file>",
       "graph configuration file in DIR (default: graph.json, else langgraph.json)",
     )
-    .action((dir: string, flags: { tag: string; config?: string }) => {
-      process.exitCode = runBuild(dir, flags);
+    .action(async (dir: string, flags: { tag: string; config?: string }) => {
+      process.exitCode = await runBuild(dir, flags);
     });
 }

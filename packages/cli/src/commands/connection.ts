@@ -15,7 +15,10 @@ export interface ConnectionFlags {
 export function withConnection(command: Command): Command {
   return command
     .addOption(
-      new Option("--url <url>", "control plane URL").env("BERTH_URL").default(DEFAULT_CONTROL_PLANE_URL),
+      new Option(
+        "--url <url>",
+        `control plane URL (default: the one berth up listens on, else ${DEFAULT_CONTROL_PLANE_URL})`,
+      ).env("BERTH_URL"),
     )
     .addOption(new Option("--api-key <key>", "API key of the control plane").env("BERTH_API_KEY"))
     .addOption(

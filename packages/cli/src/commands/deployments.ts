@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { isSettledStatus } from "@berth-platform/control-plane";
+import { isSettledStatus } from "@berth-platform/control-plane/revision-status";
 import type { Command } from "commander";
 import type {
   ControlPlaneClient,

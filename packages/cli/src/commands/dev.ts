@@ -1,12 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkGraphProject, parseAgentServerConfig } from "@berth-platform/agent-server";
 import type { Command } from "commander";
-import { startAgentServerProcesses } from "../agent-server-start.js";
 import { printDevBanner } from "../banner.js";
 import { exitWithSupervisor, superviseDev } from "../dev-watch.js";
 import { ignoreDataDir } from "../gitignore.js";
-import { logFormatOption, makeLogger, resolveLogFormat } from "../logger.js";
+import { logFormatOption, resolveLogFormat } from "../log-format.js";
 import { closeOnSignal } from "../shutdown.js";
 
 /** `berth dev`: an agent server for one graph project, like `langgraph dev`. */
@@ -76,6 +74,8 @@ Example:
         watch: boolean;
         logFormat?: string;
       }) => {
+        // The agent server loads when a command needs it, not for `berth --help`.
+        const { parseAgentServerConfig } = await import("@berth-platform/agent-server");
         const config = parseAgentServerConfig({
           flags: {
             config: options.config,
@@ -136,13 +136,17 @@ Example:
         }
         if (supervised) exitWithSupervisor();
         const logFormat = resolveLogFormat(options.logFormat, process.stdout.isTTY === true);
+        const [{ startAgentServerProcesses }, { makeLogger }] = await Promise.all([
+          import("../agent-server-start.js"),
+          import("../logger.js"),
+        ]);
         const server = await startAgentServerProcesses(config, {
           logger: makeLogger(config.logLevel, logFormat),
           logFormat,
           onPortMoved: (from, to) =>
             process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
         });
-        printDevBanner(server, config.dataDir);
+        printDevBanner(server, config.dataDir, config.agentToken !== null);
         await closeOnSignal(server, "runs still going after the grace period return to the queue");
         // A graph node that ignores its abort must not keep the process alive past the drain.
         setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();
@@ -157,6 +161,7 @@ Example:
  * once). A graph whose types cannot be read is a warning (its schemas are untyped), not a failure.
  */
 async function reportGraphCheck(configPath: string, schemaTimeoutMs: number | undefined): Promise<number> {
+  const { checkGraphProject } = await import("@berth-platform/agent-server");
   const results = await checkGraphProject(
     configPath,
     process.env,
@@ -169,7 +174,9 @@ async function reportGraphCheck(configPath: string, schemaTimeoutMs: number | un
         },
   );
   for (const { graphId, error } of results) {
-    if (error) process.stderr.write(`ERROR graph ${graphId} does not load: ${error}\n`);
+    // Every line is marked: a build log files each line by its level, and all of these are the error.
+    if (error)
+      process.stderr.write(`ERROR graph ${graphId} does not load: ${error.split("\n").join("\nERROR   ")}\n`);
     else process.stdout.write(`graph ${graphId} loads\n`);
   }
   return results.some((r) => r.error) ? 1 : 0;

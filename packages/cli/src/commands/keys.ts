@@ -1,4 +1,3 @@
-import { listWorkspacesOffline, mintOfflineKey } from "@berth-platform/control-plane";
 import type { Command } from "commander";
 import { type ConnectionFlags, clientOf, printJsonLines, printTable, withConnection } from "./connection.js";
 
@@ -107,6 +106,8 @@ Examples:
         .map((s) => s.trim())
         .filter(Boolean);
       if (flags.dataDir || flags.databaseUrl) {
+        // Offline minting opens the control plane's storage: loaded only on this path.
+        const { mintOfflineKey } = await import("@berth-platform/control-plane");
         const created = await mintOfflineKey(
           { dataDir: flags.dataDir ?? ".", databaseUrl: flags.databaseUrl },
           { role, description: flags.description, workspaceIds, expiresInDays },
@@ -152,7 +153,9 @@ export function registerWorkspacesCommand(program: Command): void {
     const list =
       flags.dataDir || flags.databaseUrl
         ? (
-            await listWorkspacesOffline({ dataDir: flags.dataDir ?? ".", databaseUrl: flags.databaseUrl })
+            await (
+              await import("@berth-platform/control-plane")
+            ).listWorkspacesOffline({ dataDir: flags.dataDir ?? ".", databaseUrl: flags.databaseUrl })
           ).map((t) => ({ id: t.id, display_name: t.name, created_at: t.created_at }))
         : await clientOf(flags).request<{ id: string; display_name: string; created_at: string }[]>(
             "GET",

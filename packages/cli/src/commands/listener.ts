@@ -1,21 +1,9 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
-import {
-  ClientNodeCluster,
-  ClientNodeLease,
-  ControlPlaneClient,
-  DEFAULT_TIMINGS,
-  LABELS,
-  LeaderElector,
-  type ListenerLogger,
-  listenerInstallYaml,
-  loadKubeConfig,
-  parseListenerConfig,
-  startListener,
-} from "@berth-platform/listener";
+import type { ListenerLogger } from "@berth-platform/listener";
 import type { Command } from "commander";
-import { logFormatOption, makeLogger, resolveLogFormat } from "../logger.js";
+import { logFormatOption, resolveLogFormat } from "../log-format.js";
 import { closeOnSignal } from "../shutdown.js";
 
 interface ListenerFlags {
@@ -111,6 +99,21 @@ leader stops renewing (within the lease duration) or at once when it shuts down 
 \`berth listener install\` prints the manifests to run it in a cluster.`,
     )
     .action(async (flags: ListenerFlags) => {
+      const [listenerModule, { makeLogger }] = await Promise.all([
+        import("@berth-platform/listener"),
+        import("../logger.js"),
+      ]);
+      const {
+        ClientNodeCluster,
+        ClientNodeLease,
+        ControlPlaneClient,
+        DEFAULT_TIMINGS,
+        LABELS,
+        LeaderElector,
+        loadKubeConfig,
+        parseListenerConfig,
+        startListener,
+      } = listenerModule;
       const config = parseListenerConfig({ flags, env: process.env, podNamespace: podNamespace() });
       const logger = makeLogger(
         process.env.BERTH_LOG_LEVEL ?? "info",
@@ -217,7 +220,7 @@ The listener gets a Role in each --namespace (the kinds it renders, pods and the
 and a Role for its own Lease; nothing cluster-wide. Check with
   kubectl auth can-i --list -n <namespace> --as=system:serviceaccount:berth-system:berth-listener`,
     )
-    .action((flags: InstallFlags) => {
+    .action(async (flags: InstallFlags) => {
       const fail = (message: string) => {
         process.stderr.write(`berth listener install: ${message}\n`);
         process.exitCode = 2;
@@ -236,6 +239,7 @@ and a Role for its own Lease; nothing cluster-wide. Check with
       if (!flags.image) return fail("--image is required (an image with the berth CLI on its PATH).");
       if (!Number.isInteger(replicas) || replicas < 1 || replicas > 10)
         return fail("--replicas must be 1 to 10.");
+      const { listenerInstallYaml } = await import("@berth-platform/listener");
       const yaml = listenerInstallYaml({
         listenerId,
         controlPlaneUrl: controlPlaneUrl.replace(/\/+$/, ""),

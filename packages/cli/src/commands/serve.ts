@@ -1,7 +1,4 @@
-import { parseAgentServerConfig } from "@berth-platform/agent-server";
 import { type Command, Option } from "commander";
-import { pino } from "pino";
-import { startAgentServerProcesses } from "../agent-server-start.js";
 
 /** `berth serve`: the agent server for containers and scaled-out deployments (no banner, JSON logs). */
 export function registerServeCommand(program: Command): void {
@@ -45,6 +42,11 @@ Example (one of 2 API + 2 worker processes on one PostgreSQL and Redis):
         nJobsPerWorker?: string;
         workers?: string;
       }) => {
+        const [{ parseAgentServerConfig }, { pino }, { startAgentServerProcesses }] = await Promise.all([
+          import("@berth-platform/agent-server"),
+          import("pino"),
+          import("../agent-server-start.js"),
+        ]);
         const config = parseAgentServerConfig({
           flags: {
             config: options.config,

@@ -1,13 +1,9 @@
 import { fileURLToPath } from "node:url";
-import {
-  isSettledStatus,
-  parseControlPlaneConfig,
-  type RunningControlPlane,
-  startControlPlane,
-} from "@berth-platform/control-plane";
+import type { RunningControlPlane } from "@berth-platform/control-plane";
+import { isSettledStatus } from "@berth-platform/control-plane/revision-status";
 import type { Command } from "commander";
 import { forgetEndpoint, recordEndpoint } from "../endpoint.js";
-import { logFormatOption, makeLogger, resolveLogFormat } from "../logger.js";
+import { logFormatOption, resolveLogFormat } from "../log-format.js";
 import { closeOnSignal } from "../shutdown.js";
 
 /** `berth up`: the control plane (the /v2/deployments API) on this machine. */
@@ -85,6 +81,10 @@ Example:
         runtime: boolean;
         logFormat?: string;
       }) => {
+        const [{ parseControlPlaneConfig, startControlPlane }, { makeLogger }] = await Promise.all([
+          import("@berth-platform/control-plane"),
+          import("../logger.js"),
+        ]);
         const config = parseControlPlaneConfig({
           flags: {
             port: options.port,

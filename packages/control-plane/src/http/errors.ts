@@ -1,7 +1,8 @@
 import { jsonDepthExceeds, MAX_JSON_DEPTH, storageFault } from "@berth-platform/server-kit";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { DomainError, type FieldIssue, ServiceUnavailableError, UnprocessableError } from "../errors.js";
+import { wantsPage } from "./routes/dashboard.js";
 
 /** What a 503 for an unavailable database tells the client to wait before sending again. */
 const STORAGE_RETRY_AFTER_SECONDS = 2;
@@ -83,7 +84,13 @@ export function toValidationIssue(where: string, issue: ZodIssueLike): Validatio
  * unsupported media types 415; a database that is restarting 503 with Retry-After, a full disk
  * 507; anything unexpected is logged and answered with a bare 500.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: {
+    /** The dashboard's page for an unknown path a browser asked for (absent: JSON for everyone). */
+    notFoundPage?: ((request: FastifyRequest, reply: FastifyReply) => FastifyReply) | undefined;
+  } = {},
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof UnprocessableError) return reply.code(422).send({ detail: error.issues });
     if (error instanceof DomainError) {
@@ -136,6 +143,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    // A person who typed a wrong address sees the app's own not-found page; API clients get JSON.
+    if (options.notFoundPage && wantsPage(request)) return options.notFoundPage(request, reply.code(404));
     reply
       .code(404)
       .send({ detail: `Not found: ${request.method} ${request.url.split("?")[0]?.slice(0, 200)}` });

@@ -8,6 +8,7 @@ import type { DeploymentCreateRequest, DeploymentPatchRequest } from "../schemas
 import type { ControlPlaneStorage, DeploymentFilter } from "../storage/types.js";
 import { contextOf, type RepoPolicy, stampNow } from "./context.js";
 import type { KeyedMutex } from "./mutex.js";
+import { noteRevisions, supersededNote, waitingForSourceNote } from "./revision-notes.js";
 
 /** Wakes whatever advances statuses after a change (the provisioner). */
 export interface Doorbell {
@@ -47,6 +48,8 @@ export class DeploymentService {
       deployment_id: deployment.id,
       created_at: stamp.now,
     });
+    const waiting = waitingForSourceNote(deployment, revision);
+    if (waiting) await noteRevisions(this.storage, deployment, [revision.id], waiting);
     this.doorbell.kick();
     return deployment;
   }
@@ -106,7 +109,8 @@ export class DeploymentService {
         latest_revision_id: revision.id,
         updated_at: stamp.now,
       };
-      await this.storage.deployments.saveWithRevision(saved, revision);
+      const skipped = await this.storage.deployments.saveWithRevision(saved, revision);
+      await noteRevisions(this.storage, saved, skipped, supersededNote(revision));
       this.doorbell.kick();
       return saved;
     });

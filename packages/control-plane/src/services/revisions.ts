@@ -9,6 +9,7 @@ import type { ControlPlaneStorage, LatestRevisionStatus } from "../storage/types
 import { contextOf, stampNow } from "./context.js";
 import type { DeploymentService, Doorbell } from "./deployments.js";
 import type { KeyedMutex } from "./mutex.js";
+import { noteRevisions, supersededNote } from "./revision-notes.js";
 
 /** Revision use cases; every one first resolves the deployment within the caller's tenant. */
 export class RevisionService {
@@ -143,20 +144,9 @@ export class RevisionService {
       latest_revision_id: revision.id,
       updated_at: stamp.now,
     };
-    await this.storage.deployments.saveWithRevision(saved, revision);
-    if (note) {
-      await this.storage.logs.append([
-        {
-          tenant_id: revision.tenant_id,
-          deployment_id: revision.deployment_id,
-          revision_id: revision.id,
-          type: "build",
-          timestamp: Date.now(),
-          level: "INFO",
-          message: note,
-        },
-      ]);
-    }
+    const skipped = await this.storage.deployments.saveWithRevision(saved, revision);
+    await noteRevisions(this.storage, saved, skipped, supersededNote(revision));
+    if (note) await noteRevisions(this.storage, saved, [revision.id], note);
     this.doorbell.kick();
     return { deployment: saved, revision };
   }

@@ -91,9 +91,9 @@ export interface DeploymentStore {
   save(deployment: Deployment): Promise<void>;
   /**
    * Saves the deployment and inserts `revision` as its newest one, marking older revisions that
-   * are only waiting as SKIPPED, in one transaction.
+   * are only waiting as SKIPPED, in one transaction; the ids of those it skipped.
    */
-  saveWithRevision(deployment: Deployment, revision: Revision): Promise<void>;
+  saveWithRevision(deployment: Deployment, revision: Revision): Promise<string[]>;
   /** Deployments in a status, across tenants (for the provisioner). */
   listByStatus(status: DeploymentStatus): Promise<Deployment[]>;
   /** Compare-and-set of a deployment's status; false when it was not in `from`. */

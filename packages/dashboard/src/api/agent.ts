@@ -14,6 +14,13 @@ export function agentClient(control: ControlPlaneClient, deploymentId: string): 
   return new Client({ apiUrl: agentBase(deploymentId), apiKey: apiKey ?? null, defaultHeaders: rest });
 }
 
+/** The assistant a page starts with: the `agent` graph's when there is one (the examples'), else the first. */
+export function preferredAssistant<T extends { graph_id: string }>(
+  assistants: readonly T[] | undefined,
+): T | undefined {
+  return assistants?.find((a) => a.graph_id === "agent") ?? assistants?.[0];
+}
+
 /** GET of an agent server path that is not in the SDK (e.g. /metrics), as text. */
 export async function agentText(
   control: ControlPlaneClient,

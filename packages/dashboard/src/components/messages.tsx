@@ -7,6 +7,8 @@ export interface WireMessage {
   content: unknown;
   name?: string;
   tool_calls?: Array<{ id?: string; name: string; args: unknown }>;
+  /** A streamed chunk's pieces of tool calls (arguments as partial JSON text). */
+  tool_call_chunks?: Array<{ index?: number; id?: string; name?: string; args?: string }>;
   tool_call_id?: string;
 }
 

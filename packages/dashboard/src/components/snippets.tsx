@@ -26,8 +26,13 @@ async for chunk in client.runs.stream(thread["thread_id"], "${graph}",
   };
 }
 
-/** The agent URL with copy buttons and snippets for curl and the SDKs. */
-export function AgentUrl({ url, graph }: { url: string; graph: string }) {
+/**
+ * The agent URL with copy buttons and snippets for curl and the SDKs, calling one of the
+ * deployment's graphs (a choice when it serves several).
+ */
+export function AgentUrl({ url, graphs }: { url: string; graphs: readonly string[] }) {
+  const [picked, setPicked] = useState<string | null>(null);
+  const graph = picked && graphs.includes(picked) ? picked : (graphs[0] ?? "<graph id>");
   const all = snippets(url, graph);
   const [shown, setShown] = useState("curl");
   const text = all[shown] ?? "";
@@ -48,6 +53,20 @@ export function AgentUrl({ url, graph }: { url: string; graph: string }) {
             {k}
           </button>
         ))}
+        {graphs.length > 1 && (
+          <select
+            name="snippet-graph"
+            aria-label="Graph"
+            value={graph}
+            onChange={(e) => setPicked((e.target as HTMLSelectElement).value)}
+          >
+            {graphs.map((g) => (
+              <option key={g} value={g}>
+                {g}
+              </option>
+            ))}
+          </select>
+        )}
         <CopyButton text={text} label="Copy snippet" />
       </div>
       <pre class="snippet">{text}</pre>

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { agentClient } from "../api/agent.js";
+import { agentClient, preferredAssistant } from "../api/agent.js";
+import { HumanInterruptForm } from "../components/human-interrupt.js";
 import { MessageList, type WireMessage } from "../components/messages.js";
 import { ErrorBox } from "../components/ui.js";
 import { useSession } from "../context.js";
@@ -8,6 +9,7 @@ import { useLoad } from "../hooks.js";
 import { setQuery, useLocation } from "../router.js";
 import { applyMessage, interruptsOf, type PendingInterrupt, resumeValue } from "./chat-stream.js";
 import type { DeploymentView } from "./deployment.js";
+import { humanRequestOf, humanResume } from "./human-interrupt.js";
 
 type Agent = ReturnType<typeof agentClient>;
 
@@ -28,11 +30,7 @@ export function AgentChat({ deployment }: DeploymentView) {
   const { query } = useLocation();
   const threadId = query.get("thread");
   const assistants = useLoad(() => agent.assistants.search({ limit: 50 }), [agent]);
-  const assistantId =
-    query.get("assistant") ??
-    assistants.data?.find((a) => a.graph_id === "agent")?.assistant_id ??
-    assistants.data?.[0]?.assistant_id ??
-    "";
+  const assistantId = query.get("assistant") ?? preferredAssistant(assistants.data)?.assistant_id ?? "";
   const [messages, setMessages] = useState<WireMessage[]>([]);
   const [interrupts, setInterrupts] = useState<PendingInterrupt[]>([]);
   const [input, setInput] = useState("");
@@ -41,6 +39,9 @@ export function AgentChat({ deployment }: DeploymentView) {
   const [error, setError] = useState<unknown>(null);
   const ownThread = useRef<string | null>(null);
   const abort = useRef<AbortController | null>(null);
+  // The run being streamed (its id comes with the stream's metadata event), and whether Stop was
+  // pressed before that id was known.
+  const current = useRef<{ thread: string; run?: string; stop?: boolean } | null>(null);
 
   // Opening an existing thread shows its messages and any waiting interrupt.
   useEffect(() => {
@@ -60,20 +61,27 @@ export function AgentChat({ deployment }: DeploymentView) {
     setInterrupts([]);
     const controller = new AbortController();
     abort.current = controller;
+    current.current = null;
+    let thread = threadId;
     try {
-      let thread = threadId;
       if (!thread) {
         thread = (await agent.threads.create()).thread_id;
         ownThread.current = thread;
         setQuery("thread", thread);
       }
+      const mine = { thread };
+      current.current = mine;
       const stream = agent.runs.stream(thread, assistantId, {
         ...payload,
         streamMode: ["messages-tuple", "updates"],
         signal: controller.signal,
       });
       for await (const chunk of stream) {
-        if (chunk.event === "messages") {
+        if (chunk.event === "metadata") {
+          const runId = (chunk.data as { run_id?: string }).run_id;
+          current.current = { ...mine, ...(runId ? { run: runId } : {}) };
+          if (runId && current.current.stop) void stop();
+        } else if (chunk.event === "messages") {
           const [message] = chunk.data as unknown as [WireMessage, unknown];
           setMessages((list) => applyMessage(list, message));
         } else if (chunk.event === "updates") {
@@ -83,14 +91,40 @@ export function AgentChat({ deployment }: DeploymentView) {
           setError(new Error(JSON.stringify(chunk.data)));
         }
       }
-      // The thread's state is the record: it replaces what was assembled from the stream.
-      const view = await threadView(agent, thread);
-      setMessages(view.messages);
-      setInterrupts(view.interrupts);
     } catch (e) {
       if (!controller.signal.aborted) setError(e);
+    }
+    try {
+      // The thread's state is the record: it replaces what was assembled from the stream (after
+      // Stop too: the partial answer of a cancelled step is not part of it).
+      if (thread) {
+        const view = await threadView(agent, thread);
+        setMessages(view.messages);
+        setInterrupts(view.interrupts);
+      }
+    } catch (e) {
+      setError(e);
     } finally {
+      current.current = null;
       setRunning(false);
+    }
+  };
+
+  /** Stop cancels the run on the server (waiting for it to end), then drops the stream. */
+  const stop = async () => {
+    const target = current.current;
+    if (!target?.run) {
+      // The run's id has not arrived yet: cancel as soon as it does.
+      if (target) target.stop = true;
+      else abort.current?.abort();
+      return;
+    }
+    try {
+      await agent.runs.cancel(target.thread, target.run, true, "interrupt");
+    } catch (e) {
+      setError(e);
+    } finally {
+      abort.current?.abort();
     }
   };
 
@@ -102,6 +136,9 @@ export function AgentChat({ deployment }: DeploymentView) {
     setMessages((list) => [...list, { type: "human", content: text, id: `local-${Date.now()}` }]);
     void run({ input: { messages: [{ role: "user", content: text }] } });
   };
+
+  // One interrupt in the standard human shape gets buttons; anything else the JSON resume form.
+  const human = interrupts.length === 1 && interrupts[0] ? humanRequestOf(interrupts[0].value) : null;
 
   if (!deployment.active_revision_id) return <p class="muted">No revision is serving yet.</p>;
   return (
@@ -133,7 +170,7 @@ export function AgentChat({ deployment }: DeploymentView) {
           New thread
         </button>
         {running && (
-          <button type="button" class="small" onClick={() => abort.current?.abort()}>
+          <button type="button" class="small" name="stop" onClick={() => void stop()}>
             Stop
           </button>
         )}
@@ -142,33 +179,43 @@ export function AgentChat({ deployment }: DeploymentView) {
       {running && <p class="muted live">streaming…</p>}
       <ErrorBox error={error} />
       {interrupts.length > 0 && !running ? (
-        <form
-          class="interrupt"
-          id="interrupt"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void run({ command: { resume: resumeValue(resume) } });
-            setResume("");
-          }}
-        >
-          <h3>The run is waiting for you</h3>
-          {interrupts.map((i, n) => (
-            <pre class="json" key={i.id ?? n}>
-              {JSON.stringify(i.value, null, 2)}
-            </pre>
-          ))}
-          <label class="field">
-            <span>Resume value (text, or JSON)</span>
-            <input
-              name="resume"
-              value={resume}
-              onInput={(e) => setResume((e.target as HTMLInputElement).value)}
+        human ? (
+          <div class="interrupt" id="interrupt">
+            <h3>The run is waiting for you</h3>
+            <HumanInterruptForm
+              request={human.request}
+              onAnswer={(response) => void run({ command: { resume: humanResume(human.listed, response) } })}
             />
-          </label>
-          <button type="submit" class="primary">
-            Resume
-          </button>
-        </form>
+          </div>
+        ) : (
+          <form
+            class="interrupt"
+            id="interrupt"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void run({ command: { resume: resumeValue(resume) } });
+              setResume("");
+            }}
+          >
+            <h3>The run is waiting for you</h3>
+            {interrupts.map((i, n) => (
+              <pre class="json" key={i.id ?? n}>
+                {JSON.stringify(i.value, null, 2)}
+              </pre>
+            ))}
+            <label class="field">
+              <span>Resume value (text, or JSON)</span>
+              <input
+                name="resume"
+                value={resume}
+                onInput={(e) => setResume((e.target as HTMLInputElement).value)}
+              />
+            </label>
+            <button type="submit" class="primary">
+              Resume
+            </button>
+          </form>
+        )
       ) : (
         <form class="composer" onSubmit={send}>
           <input

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { agentText } from "../api/agent.js";
 import { parsePrometheus, type Sample, sum } from "../api/prometheus.js";
-import { Bars, Sparkline } from "../components/charts.js";
+import { Bars, LineChart } from "../components/charts.js";
 import { ErrorBox } from "../components/ui.js";
 import { useSession } from "../context.js";
 import { statusTone } from "../format.js";
@@ -62,7 +62,7 @@ export function AgentMetrics({ deployment }: DeploymentView) {
         <section class="card">
           <h3>Queue depth</h3>
           <p class="big">{history.at(-1)?.pending ?? "–"}</p>
-          <Sparkline values={history.map((p) => p.pending)} />
+          <LineChart values={history.map((p) => p.pending)} everySeconds={EVERY_MS / 1000} />
         </section>
         <section class="card">
           <h3>Running runs</h3>
@@ -70,12 +70,12 @@ export function AgentMetrics({ deployment }: DeploymentView) {
             {history.at(-1)?.running ?? "–"}
             <small class="muted"> / {samples ? sum(samples, "lg_api_workers_max") : "–"} workers</small>
           </p>
-          <Sparkline values={history.map((p) => p.running)} />
+          <LineChart values={history.map((p) => p.running)} everySeconds={EVERY_MS / 1000} />
         </section>
         <section class="card">
           <h3>Runs finished per {EVERY_MS / 1000} s</h3>
           <p class="big">{samples ? sum(samples, "lg_api_runs_finished_total") : "–"} total</p>
-          <Sparkline values={finishedDeltas} />
+          <LineChart values={finishedDeltas} everySeconds={EVERY_MS / 1000} />
         </section>
       </div>
       <section class="card">

@@ -7,6 +7,7 @@ import { ago, shortId, when } from "../format.js";
 import { useLoad } from "../hooks.js";
 import { setQuery, useLocation } from "../router.js";
 import type { DeploymentView } from "./deployment.js";
+import { firstMessageOf, graphOf } from "./thread-summary.js";
 
 const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"];
 
@@ -82,9 +83,14 @@ export function AgentThreads({ deployment }: DeploymentView) {
           <ul class="threads" id="threads">
             {threads.data?.map((t) => (
               <li key={t.thread_id} class={t.thread_id === selected ? "active" : ""}>
-                <a href={`?thread=${t.thread_id}${status ? `&status=${status}` : ""}`}>
-                  <span class="mono">{shortId(t.thread_id)}</span>
+                <a
+                  href={`?thread=${t.thread_id}${status ? `&status=${status}` : ""}`}
+                  class="thread-title"
+                  title={t.thread_id}
+                >
+                  {firstMessageOf(t.values) ?? <span class="mono">{shortId(t.thread_id)}</span>}
                 </a>
+                {graphOf(t.metadata) && <span class="tag">{graphOf(t.metadata)}</span>}
                 <StatusBadge status={t.status} />
                 <span class="muted">{ago(t.updated_at)}</span>
               </li>

@@ -1,4 +1,5 @@
-import { useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
+import { agentClient, preferredAssistant } from "../api/agent.js";
 import { agentUrl } from "../api/control-plane.js";
 import type { Revision } from "../api/types.js";
 import { SecretsEditor } from "../components/secrets-editor.js";
@@ -6,6 +7,7 @@ import { AgentUrl } from "../components/snippets.js";
 import { ErrorBox, StatusBadge } from "../components/ui.js";
 import { useSession } from "../context.js";
 import { ago, duration, isSettled, shortId, when } from "../format.js";
+import { useLoad } from "../hooks.js";
 import { navigate } from "../router.js";
 import type { DeploymentView } from "./deployment.js";
 
@@ -13,6 +15,25 @@ import type { DeploymentView } from "./deployment.js";
 function revisionDuration(r: Revision, now: number): string {
   const start = Date.parse(r.created_at);
   return duration((isSettled(r.status) ? Date.parse(r.updated_at) : now) - start);
+}
+
+/** The agent URL and its snippets, naming the graphs the serving revision really has. */
+function ServingAgentUrl({ deployment: d }: { deployment: DeploymentView["deployment"] }) {
+  const { client } = useSession();
+  const agent = useMemo(() => agentClient(client, d.id), [client, d.id]);
+  const assistants = useLoad(() => agent.assistants.search({ limit: 100 }), [agent, d.active_revision_id]);
+  const preferred = preferredAssistant(assistants.data)?.graph_id;
+  const graphs = [...new Set([preferred, ...(assistants.data ?? []).map((a) => a.graph_id)])].filter(
+    (g): g is string => g !== undefined,
+  );
+  return (
+    <>
+      <AgentUrl url={agentUrl(d)} graphs={graphs} />
+      {assistants.error !== undefined && (
+        <p class="muted">The graphs could not be listed: {String(assistants.error)}</p>
+      )}
+    </>
+  );
 }
 
 /** Deployment overview: agent URL and snippets, revisions, secrets, source and resources, delete. */
@@ -34,7 +55,7 @@ export function DeploymentOverview({ deployment: d, revisions, reload }: Deploym
       <section class="card">
         <h2>Agent URL</h2>
         {d.active_revision_id ? (
-          <AgentUrl url={agentUrl(d)} graph="agent" />
+          <ServingAgentUrl deployment={d} />
         ) : (
           <p class="muted">No revision is serving yet.</p>
         )}

@@ -1,7 +1,7 @@
 import type { Deployment, Revision } from "../api/types.js";
 import { ErrorBox, Loading, StatusBadge, Tabs } from "../components/ui.js";
 import { useSession } from "../context.js";
-import { isSettled } from "../format.js";
+import { isSettled, shortId } from "../format.js";
 import { useInterval, useLoad } from "../hooks.js";
 import { AgentChat } from "./agent-chat.js";
 import { AgentMetrics } from "./agent-metrics.js";
@@ -57,9 +57,15 @@ export function DeploymentPage({ id, tab }: { id: string; tab: string }) {
       </p>
       <div class="title-row">
         <h1>{d.display_name ?? d.name}</h1>
+        <span class="muted">latest revision</span>
         <StatusBadge status={latest?.status} />
-        <span class="muted">
-          {d.source} · deployment {d.status}
+        <span class="muted" id="serving">
+          {/* What answers calls now: a failed newest revision leaves the previous one serving. */}
+          {d.source} ·{" "}
+          {d.active_revision_id
+            ? `serving revision ${shortId(d.active_revision_id)}`
+            : "no revision serving yet"}
+          {d.status !== "READY" && ` · deployment ${d.status}`}
         </span>
       </div>
       <ErrorBox error={loaded.error} />

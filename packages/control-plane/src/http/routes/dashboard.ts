@@ -27,7 +27,8 @@ const PAGE_HEADERS = {
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Berth</title>
 <p>The dashboard is not built: run <code>npm run build</code>. The API reference is at <a href="/docs">/docs</a>.</p>`;
 
-interface Encoded {
+/** index.html of the built dashboard, as stored and precompressed. */
+export interface DashboardIndex {
   identity: Buffer;
   br: Buffer | undefined;
   gzip: Buffer | undefined;
@@ -37,7 +38,27 @@ function readIfExists(file: string): Buffer | undefined {
   return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
 }
 
-function sendIndex(index: Encoded, request: FastifyRequest, reply: FastifyReply) {
+/** The built index.html (read once: the build does not change under a running server), or undefined. */
+export function readDashboardIndex(assets: DashboardAssets): DashboardIndex | undefined {
+  const indexFile = path.join(assets.dir, "index.html");
+  if (!fs.existsSync(indexFile)) return undefined;
+  return {
+    identity: fs.readFileSync(indexFile),
+    br: readIfExists(`${indexFile}.br`),
+    gzip: readIfExists(`${indexFile}.gz`),
+  };
+}
+
+/** Whether a request is a browser's page load (it asks for HTML), not an API call. */
+export function wantsPage(request: FastifyRequest): boolean {
+  return (
+    (request.method === "GET" || request.method === "HEAD") &&
+    String(request.headers.accept ?? "").includes("text/html")
+  );
+}
+
+/** Answers with the app's index.html (the app routes the path itself; its not-found page too). */
+export function sendIndex(index: DashboardIndex, request: FastifyRequest, reply: FastifyReply) {
   const accepted = String(request.headers["accept-encoding"] ?? "");
   reply.headers(PAGE_HEADERS).header("vary", "accept-encoding").type("text/html; charset=utf-8");
   if (index.br && /\bbr\b/.test(accepted)) return reply.header("content-encoding", "br").send(index.br);
@@ -50,10 +71,12 @@ function sendIndex(index: Encoded, request: FastifyRequest, reply: FastifyReply)
  * The web dashboard: hashed assets under /assets/ (precompressed, cached for a year) and
  * index.html for every page path. Public like /docs: the app signs in with an API key itself.
  */
-export async function dashboardRoutes(app: FastifyInstance, assets: DashboardAssets): Promise<void> {
-  const indexFile = path.join(assets.dir, "index.html");
-  const built = fs.existsSync(indexFile);
-  if (built) {
+export async function dashboardRoutes(
+  app: FastifyInstance,
+  assets: DashboardAssets,
+  index: DashboardIndex | undefined,
+): Promise<void> {
+  if (index) {
     await app.register(fastifyStatic, {
       root: path.join(assets.dir, "assets"),
       prefix: "/assets/",
@@ -65,14 +88,6 @@ export async function dashboardRoutes(app: FastifyInstance, assets: DashboardAss
       schemaHide: true,
     });
   }
-  // Read once: the build does not change under a running server.
-  const index: Encoded | undefined = built
-    ? {
-        identity: fs.readFileSync(indexFile),
-        br: readIfExists(`${indexFile}.br`),
-        gzip: readIfExists(`${indexFile}.gz`),
-      }
-    : undefined;
   for (const pattern of assets.pagePatterns) {
     app.get(pattern, { schema: { hide: true } }, async (request, reply) =>
       index

@@ -158,6 +158,14 @@ export class WorkspaceIsolation {
       this.own(home, identity, { keepLinked: true });
       fs.writeFileSync(path.join(root, ".ready"), "");
     }
+    // Its own temporary directory (workspaces made before it existed get it now): outside a
+    // sandbox, the operator's TMPDIR may be private to the operator (systemd PrivateTmp, a
+    // container's), and tsx, npm and the graphs write theirs.
+    const tmp = tmpDirOf(home);
+    if (!fs.existsSync(tmp)) {
+      fs.mkdirSync(tmp, { mode: 0o700 });
+      fs.chownSync(tmp, uid, uid);
+    }
     return identity;
   }
 
@@ -251,9 +259,14 @@ export class WorkspaceIsolation {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 
-  /** The variables that point tools at the workspace's own HOME, cache and temporary directory. */
+  /**
+   * The variables that point tools at the workspace's own HOME, cache and temporary directory: the
+   * sandbox's /tmp, else the workspace user's own; the operator's TMPDIR only for processes that
+   * run as the operator.
+   */
   environment(workspace: Workspace): Record<string, string> {
-    const vars: Record<string, string> = this.sandboxed ? { TMPDIR: "/tmp" } : {};
+    const tmp = this.sandboxed ? "/tmp" : workspace.identity ? tmpDirOf(workspace.identity.home) : null;
+    const vars: Record<string, string> = tmp ? { TMPDIR: tmp } : {};
     if (!workspace.home) return vars;
     return { ...vars, HOME: workspace.home, npm_config_cache: path.join(workspace.home, ".npm") };
   }
@@ -383,4 +396,9 @@ export function findProgram(name: string, pathVariable: string | undefined): str
     }
   }
   return null;
+}
+
+/** A workspace user's temporary directory, inside its HOME. */
+function tmpDirOf(home: string): string {
+  return path.join(home, "tmp");
 }

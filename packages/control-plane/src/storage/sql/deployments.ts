@@ -107,15 +107,16 @@ export class SqlDeploymentStore implements DeploymentStore {
       .execute();
   }
 
-  async saveWithRevision(deployment: Deployment, revision: Revision): Promise<void> {
+  async saveWithRevision(deployment: Deployment, revision: Revision): Promise<string[]> {
     const { id, tenant_id, ...row } = this.codec.deploymentToRow(deployment);
-    await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       // Only the newest waiting revision is worth building or deploying.
-      await trx
+      const skipped = await trx
         .updateTable("revisions")
         .set({ status: "SKIPPED", updated_at: revision.created_at })
         .where("deployment_id", "=", id)
         .where("status", "in", SUPERSEDABLE)
+        .returning("id")
         .execute();
       await trx.insertInto("revisions").values(this.codec.revisionToRow(revision)).execute();
       await trx
@@ -124,6 +125,7 @@ export class SqlDeploymentStore implements DeploymentStore {
         .where("id", "=", id)
         .where("tenant_id", "=", tenant_id)
         .execute();
+      return skipped.map((r) => r.id);
     });
   }
 
