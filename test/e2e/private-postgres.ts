@@ -3,11 +3,11 @@
 // to run as root, so the server runs as the `postgres` OS user when the test runs as root.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { makeTempDir } from "@berth-platform/testkit";
+import { freeFixedPort } from "./fixed-port.js";
 
 const exec = promisify(execFile);
 const BIN = "/usr/lib/postgresql/15/bin";
@@ -15,20 +15,6 @@ const BIN = "/usr/lib/postgresql/15/bin";
 /** Whether a private PostgreSQL can be started here. */
 export const CAN_RUN_PRIVATE_POSTGRES =
   fs.existsSync(path.join(BIN, "initdb")) && (process.getuid?.() !== 0 || fs.existsSync("/usr/sbin/runuser"));
-
-/** A free port below Linux's ephemeral range, so nothing takes it while the server is stopped. */
-async function freeFixedPort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once("error", () => resolve(false));
-      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error("no free port found for a private PostgreSQL");
-}
 
 /** One PostgreSQL cluster in a temp dir, on a fixed loopback port, trusting local connections. */
 export class PrivatePostgres {
@@ -52,7 +38,7 @@ export class PrivatePostgres {
   /** initdb on first use, then starts the server and waits until it accepts connections. */
   async start(): Promise<void> {
     if (this.port === 0) {
-      this.port = await freeFixedPort();
+      this.port = await freeFixedPort("a private PostgreSQL");
       fs.chmodSync(this.temp.dir, 0o755);
       fs.mkdirSync(this.dataDir, { mode: 0o700 });
       if (this.asRoot) await exec("chown", ["postgres:postgres", this.dataDir]);

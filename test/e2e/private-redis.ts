@@ -3,31 +3,14 @@
 // stream logs mid-test (a Redis restarted with `--save ""` comes back empty).
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import { makeTempDir } from "@berth-platform/testkit";
 import { Redis } from "ioredis";
+import { freeFixedPort } from "./fixed-port.js";
 
 export const REDIS_SERVER = "/usr/bin/redis-server";
 
 /** Whether a private Redis can be started here. */
 export const CAN_RUN_PRIVATE_REDIS = fs.existsSync(REDIS_SERVER);
-
-/**
- * A port that is free now and below Linux's ephemeral range (32768 and up), so no outgoing
- * connection of another process takes it while this Redis is stopped and restarted on it.
- */
-async function freeFixedPort(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once("error", () => resolve(false));
-      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error("no free port found for a private Redis");
-}
 
 /** One redis-server process on a fixed port, which can be stopped and started again. */
 export class PrivateRedis {
@@ -46,7 +29,7 @@ export class PrivateRedis {
 
   /** Starts the server (on the same port as before after a stop) and waits until it answers. */
   async start(): Promise<void> {
-    if (this.port === 0) this.port = await freeFixedPort();
+    if (this.port === 0) this.port = await freeFixedPort("a private Redis");
     const child = spawn(
       REDIS_SERVER,
       [
