@@ -11,18 +11,22 @@ function graphSource(answer: string): string {
   return `import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 const State = Annotation.Root({ text: Annotation<string>(), reply: Annotation<string>() });
 export const graph = new StateGraph(State)
-  .addNode("answer", async () => ({ reply: ${JSON.stringify(answer)} }))
+  .addNode("answer", async (s) => {
+    // "slow" keeps a run going, so a restart has a server to drain.
+    if (s.text === "slow") await new Promise((r) => setTimeout(r, 4000));
+    return { reply: ${JSON.stringify(answer)} };
+  })
   .addEdge(START, "answer")
   .addEdge("answer", END)
   .compile();
 `;
 }
 
-async function reply(url: string): Promise<string | undefined> {
+async function reply(url: string, text = "hi"): Promise<string | undefined> {
   const res = await fetch(`${url}/runs/wait`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ assistant_id: "echo", input: { text: "hi" } }),
+    body: JSON.stringify({ assistant_id: "echo", input: { text } }),
   }).catch(() => undefined);
   if (!res?.ok) return undefined;
   return ((await res.json()) as { reply?: string }).reply;
@@ -68,13 +72,45 @@ describe("berth dev --watch (the default)", () => {
       await reply(server.url);
       await new Promise((r) => setTimeout(r, 800));
       assert.equal(server.output().match(/restarting the agent server/g)?.length, restarts);
+
+      // Edit after edit, one while a restart is under way (the old server draining a run): every
+      // edit is served, and how long each took is printed. Overlapping restarts used to start two
+      // servers; the one left untracked kept the port and served old code from then on.
+      const took: number[] = [];
+      const restartsSoFar = () => server.output().match(/restarting the agent server/g)?.length ?? 0;
+      const served = async (version: string, since: number) => {
+        let now: string | undefined;
+        // A reload takes 2–15 s on the loaded 2-core VM; 90 s only catches one that never comes.
+        for (let i = 0; i < 900 && now !== version; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          now = await reply(server.url);
+        }
+        assert.equal(now, version, `edit ${version} was not served\n${server.output()}`);
+        took.push(Date.now() - since);
+      };
+      for (const k of [3, 4, 5, 6, 7, 8]) {
+        const started = Date.now();
+        if (k === 5) {
+          // A run in progress, then an edit; the next edit lands while that restart drains it.
+          // Cut off when its server is replaced: its answer does not matter.
+          void reply(server.url, "slow").catch(() => undefined);
+          await new Promise((r) => setTimeout(r, 500));
+          const before = restartsSoFar();
+          fs.writeFileSync(path.join(project, "src/echo.ts"), graphSource("v5-first"));
+          for (let i = 0; i < 200 && restartsSoFar() === before; i++)
+            await new Promise((r) => setTimeout(r, 25));
+        }
+        fs.writeFileSync(path.join(project, "src/echo.ts"), graphSource(`v${k}`));
+        await served(`v${k}`, started);
+      }
+      console.log(`reload after an edit: ${took.map((ms) => (ms / 1000).toFixed(1)).join(", ")} s`);
     } finally {
       await server.stop();
     }
     // The supervised server is gone with its supervisor: the data directory is free again.
     const again = await spawnBerth(["dev", "--config", path.join(project, "graph.json"), "--port", "0"]);
     try {
-      assert.equal(await reply(again.url), "second");
+      assert.equal(await reply(again.url), "v8");
     } finally {
       await again.stop();
     }

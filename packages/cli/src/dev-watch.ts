@@ -92,16 +92,43 @@ export async function superviseDev(options: {
     clearTimeout(killer);
   };
 
+  // One restart at a time. A change during a restart (while the old server drains or the new one
+  // loads) asks for one more after it: two overlapping restarts used to start two servers, the
+  // loser of the port exited, and the winner, no longer tracked, kept serving old code while every
+  // later restart failed on its port.
+  let restarting: Promise<void> | null = null;
+  let changedAgain: string | null = null;
+  const restart = (relative: string) => {
+    if (restarting) {
+      changedAgain = relative;
+      return;
+    }
+    restarting = (async () => {
+      let changed = relative;
+      for (;;) {
+        process.stdout.write(`\n  ${changed} changed: restarting the agent server\n`);
+        await stopChild();
+        if (stopping) return;
+        // Changed again while the old server stopped: the server started next loads that too.
+        const again: string | null = changedAgain;
+        changedAgain = null;
+        if (again === null) break;
+        changed = again;
+      }
+      start();
+    })().finally(() => {
+      restarting = null;
+    });
+  };
+
   const watcher = fs.watch(options.projectDir, { recursive: true }, (_event, file) => {
     const relative = file ? file.toString() : "";
     const dataRel = path.relative(options.projectDir, options.dataDir);
     if (stopping || !restartsOn(relative, dataRel.startsWith("..") ? null : dataRel)) return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(async () => {
+    timer = setTimeout(() => {
       timer = null;
-      process.stdout.write(`\n  ${relative} changed: restarting the agent server\n`);
-      await stopChild();
-      if (!stopping) start();
+      restart(relative);
     }, DEBOUNCE_MS);
   });
 
