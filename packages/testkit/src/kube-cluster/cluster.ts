@@ -70,6 +70,61 @@ export interface KubeCluster {
 }
 
 const KWOK_STAGES = path.join(repoRoot, "packages/testkit/kube/kwok-stages.yaml");
+const CLUSTER_DIR_PREFIX = "berth-kube-";
+/** The pid of the test process that started a cluster, in its directory. */
+const OWNER_FILE = "owner.pid";
+/** The components' pids, one a line, in its directory. */
+const PIDS_FILE = "components.pids";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the components of clusters whose test process was killed outright (SIGKILL runs no
+ * handler) and removes their directories, so they do not run on for hours.
+ */
+function reapOrphans(tmp: string): void {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(tmp).filter((name) => name.startsWith(CLUSTER_DIR_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const dir = path.join(tmp, name);
+    const ownerFile = path.join(dir, OWNER_FILE);
+    // No owner yet: a cluster being set up right now (or not one of ours).
+    if (!fs.existsSync(ownerFile)) continue;
+    const owner = Number(fs.readFileSync(ownerFile, "utf8"));
+    if (owner > 0 && alive(owner)) continue;
+    const pids = fs.existsSync(path.join(dir, PIDS_FILE))
+      ? fs.readFileSync(path.join(dir, PIDS_FILE), "utf8").split("\n").map(Number)
+      : [];
+    for (const pid of pids) {
+      // Only our own programs: a pid may have been reused since.
+      let command = "";
+      try {
+        command = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      } catch {
+        continue;
+      }
+      if (command.includes(dir)) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 const SERVICE_CIDR = "10.96.0.0/16";
 
 function freePort(): Promise<number> {
@@ -137,7 +192,10 @@ export async function startKubeCluster(
   const binaries = kubeBinaries();
   if (!binaries.ok) return { skip: binaries.reason };
   const bin = (name: string) => path.join(binaries.binDir, name);
-  const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "berth-kube-"));
+  const tmp = process.env.TMPDIR ?? "/tmp";
+  reapOrphans(tmp);
+  const dir = fs.mkdtempSync(path.join(tmp, CLUSTER_DIR_PREFIX));
+  fs.writeFileSync(path.join(dir, OWNER_FILE), String(process.pid));
   const children: Array<{ name: string; child: ChildProcess; log: string }> = [];
   const logOf = (name: string) => path.join(dir, `${name}.log`);
   const start = (name: string, args: string[]) => {
@@ -145,18 +203,32 @@ export async function startKubeCluster(
     const child = spawn(bin(name), args, { stdio: ["ignore", fd, fd], cwd: dir });
     fs.closeSync(fd);
     children.push({ name, child, log: logOf(name) });
+    if (child.pid) fs.appendFileSync(path.join(dir, PIDS_FILE), `${child.pid}\n`);
     return child;
   };
   const logs = (lines = 15) =>
     children.map((c) => `--- ${c.name} (exit ${c.child.exitCode ?? "-"}):\n${tail(c.log, lines)}`).join("\n");
-  // A test process that dies must not leave the components running: they hold ports and files.
+  // A test process that ends must not leave the components running: they hold ports, files and
+  // CPU. On exit and on SIGTERM/SIGINT (a runner's timeout) they are killed here; after a SIGKILL
+  // the next start reaps them (reapOrphans).
   const killAll = () => {
     for (const { child } of children) if (child.exitCode === null) child.kill("SIGKILL");
   };
+  const onSignal = (signal: NodeJS.Signals) => {
+    killAll();
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.removeListener("SIGTERM", onSignal);
+    process.removeListener("SIGINT", onSignal);
+    process.kill(process.pid, signal);
+  };
   process.once("exit", killAll);
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
 
   const stop = async () => {
     process.removeListener("exit", killAll);
+    process.removeListener("SIGTERM", onSignal);
+    process.removeListener("SIGINT", onSignal);
     for (const { child } of [...children].reverse()) {
       if (child.exitCode !== null || child.signalCode !== null) continue;
       const exited = new Promise((r) => child.once("exit", r));
