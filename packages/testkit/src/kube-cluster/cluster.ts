@@ -6,6 +6,7 @@ import path from "node:path";
 import { repoRoot } from "../paths.js";
 import { kubeBinaries } from "./binaries.js";
 import { kubeconfigYaml, makeCredentials } from "./certs.js";
+import { CLUSTER_DIR_PREFIX, OWNER_FILE, PIDS_FILE, reapOrphans } from "./orphans.js";
 
 /** A Kubernetes object as kubectl prints it. */
 export type KubeObjectJson = {
@@ -70,63 +71,7 @@ export interface KubeCluster {
 }
 
 const KWOK_STAGES = path.join(repoRoot, "packages/testkit/kube/kwok-stages.yaml");
-const CLUSTER_DIR_PREFIX = "berth-kube-";
-/** The pid of the test process that started a cluster, in its directory. */
-const OWNER_FILE = "owner.pid";
-/** The components' pids, one a line, in its directory. */
-const PIDS_FILE = "components.pids";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Stops the components of clusters whose test process was killed outright (SIGKILL runs no
- * handler) and removes their directories, so they do not run on for hours.
- */
-function reapOrphans(tmp: string): void {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(tmp).filter((name) => name.startsWith(CLUSTER_DIR_PREFIX));
-  } catch {
-    return;
-  }
-  for (const name of entries) {
-    const dir = path.join(tmp, name);
-    const ownerFile = path.join(dir, OWNER_FILE);
-    // No owner yet: a cluster being set up right now (or not one of ours).
-    if (!fs.existsSync(ownerFile)) continue;
-    const owner = Number(fs.readFileSync(ownerFile, "utf8"));
-    if (owner > 0 && alive(owner)) continue;
-    const pids = fs.existsSync(path.join(dir, PIDS_FILE))
-      ? fs.readFileSync(path.join(dir, PIDS_FILE), "utf8").split("\n").map(Number)
-      : [];
-    for (const pid of pids) {
-      // Only our own programs: a pid may have been reused since.
-      let command = "";
-      try {
-        command = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      } catch {
-        continue;
-      }
-      if (command.includes(dir)) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 const SERVICE_CIDR = "10.96.0.0/16";
-
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
