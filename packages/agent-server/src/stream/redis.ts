@@ -1,6 +1,6 @@
-import { STREAM_APPEND_SCRIPT, STREAM_APPEND_SHA } from "@berth-platform/server-kit";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { StreamAppender } from "./redis-appender.js";
 import type { RunStreamEvent, StreamBroker, StreamMessage } from "./types.js";
 
 /** Marks the end of a run's stream in its log. */
@@ -30,6 +30,7 @@ export class RedisStreamBroker implements StreamBroker {
   /** Per run, the SUBSCRIBE of its channel: every subscriber reads the log only after it. */
   private readonly listening = new Map<string, Promise<unknown>>();
   private readonly redis: Redis;
+  private readonly appender: StreamAppender;
 
   constructor(
     pub: Redis,
@@ -44,11 +45,38 @@ export class RedisStreamBroker implements StreamBroker {
     },
   ) {
     this.redis = pub;
+    this.appender = new StreamAppender(pub, (error, args) =>
+      this.options.logger.warn({ err: error, stream: args[1] }, "stream event not stored"),
+    );
     this.sub.on("message", (channel: string, text: string) => this.onLive(channel, text));
     // Messages published while the connection was down are in the logs: catch up from there.
-    this.sub.on("ready", () => {
-      for (const [runId, set] of this.subs) for (const s of set) void this.catchUp(runId, s);
-    });
+    this.sub.on("ready", () => void this.resume());
+  }
+
+  /**
+   * After a reconnect: hold live messages, wait until the channels are subscribed again, then read
+   * the logs. ioredis re-subscribes on its own but says "ready" before Redis has confirmed it; a log
+   * read in between misses what is appended after the read and published before the SUBSCRIBE
+   * (lost for good: in neither the read nor the live messages). Our own SUBSCRIBE of the same
+   * channels, on the same connection, is answered only after ioredis's.
+   */
+  private async resume(): Promise<void> {
+    const runIds = [...this.subs.keys()];
+    if (runIds.length === 0) return;
+    for (const set of this.subs.values()) for (const s of set) s.catchingUp = true;
+    try {
+      await this.sub.subscribe(...runIds.map((runId) => this.channel(runId)));
+    } catch (error) {
+      // Down again: the next "ready" resumes. Until then live messages stay held.
+      this.options.logger.warn({ err: error }, "stream re-subscription failed; retried on reconnect");
+      return;
+    }
+    for (const runId of runIds) {
+      const set = this.subs.get(runId);
+      // Its last subscriber left meanwhile: drop the channel subscribed again above.
+      if (!set) this.sub.unsubscribe(this.channel(runId)).catch(() => {});
+      else for (const s of set) void this.catchUp(runId, s);
+    }
   }
 
   private key(runId: string): string {
@@ -77,20 +105,8 @@ export class RedisStreamBroker implements StreamBroker {
   }
 
   private append(runId: string, payload: string, ttlMs: number): void {
-    // EVALSHA, and EVAL only when Redis does not hold the script (not ioredis's defineCommand,
-    // which sends EVAL first on every new connection): a deployment's Redis user behind the
-    // control plane may not run EVAL, and the control plane loads the script for it.
     // Commands queue while Redis is down and go out in order when it is back.
-    const args = [2, this.key(runId), this.channel(runId), this.options.maxEvents, payload, ttlMs] as const;
-    this.redis
-      .evalsha(STREAM_APPEND_SHA, ...args)
-      .catch((error: unknown) => {
-        if (!/NOSCRIPT/.test((error as Error).message ?? "")) throw error;
-        return this.redis.eval(STREAM_APPEND_SCRIPT, ...args);
-      })
-      .catch((error: unknown) =>
-        this.options.logger.warn({ err: error, run_id: runId }, "stream event not stored"),
-      );
+    this.appender.append([2, this.key(runId), this.channel(runId), this.options.maxEvents, payload, ttlMs]);
   }
 
   subscribe(
