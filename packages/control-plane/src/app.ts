@@ -1,10 +1,10 @@
 import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
 import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { ControlPlaneConfig } from "./config.js";
+import { mergeApiDocuments, type OpenApiDocument, tracingApiDocument } from "./http/api-documents.js";
 import { requirePrincipal, requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
@@ -16,6 +16,7 @@ import {
   sendIndex,
 } from "./http/routes/dashboard.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
+import { docsRoutes } from "./http/routes/docs.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
 import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
 import { listenerAgentRoutes } from "./http/routes/listener-agent.js";
@@ -63,6 +64,8 @@ export interface AppDeps {
   gateway: AgentGateway;
   templates: TemplateCatalog;
   metrics: ControlPlaneMetrics;
+  /** The agent server's API as OpenAPI, for /docs (from the CLI, which has the agent server). */
+  agentApiDocument?: (() => Promise<OpenApiDocument>) | undefined;
   /** The built web dashboard served at `/`; absent: no dashboard routes. */
   dashboard?: DashboardAssets | undefined;
 }
@@ -112,25 +115,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  // The interactive reference of /openapi.json (assets from the package, no CDN).
-  await app.register(swaggerUi, {
-    routePrefix: "/docs",
-    uiConfig: {
-      docExpansion: "list",
-      deepLinking: true,
-      persistAuthorization: false,
-      tryItOutEnabled: false,
-      // No badge fetched from validator.swagger.io: the page stays on this origin.
-      validatorUrl: null,
+  // The interactive reference: the control plane's, the agent servers' and the tracing API in one
+  // document, built on first request (swagger-ui's assets from the package, no CDN).
+  const docsVersion = CONTROL_PLANE_VERSION;
+  docsRoutes(app, {
+    version: docsVersion,
+    warmup: deps.config.docsWarmup,
+    document: async () => {
+      const [agent, tracing] = await Promise.all([
+        deps.agentApiDocument ? deps.agentApiDocument() : Promise.resolve(null),
+        tracingApiDocument(deps.langsmith, docsVersion),
+      ]);
+      return mergeApiDocuments(app.swagger() as OpenApiDocument, agent, tracing);
     },
-    // The package's own default CSP blocks swagger-ui's inline style (a console error) and asks for
-    // upgrade-insecure-requests, which makes a browser fetch the page's assets over https from a
-    // control plane reached by plain http on a non-loopback address (they never arrive).
-    staticCSP:
-      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; " +
-      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; " +
-      "style-src 'self' 'unsafe-inline'; connect-src 'self'",
-    logLevel: "warn",
   });
   await app.register(systemRoutes);
   if (deps.dashboard) await dashboardRoutes(app, deps.dashboard, dashboardIndex);

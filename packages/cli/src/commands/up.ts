@@ -106,6 +106,9 @@ Example:
           agentCommand: options.runtime ? agentServerCommand() : undefined,
           processEnv: process.env,
           exampleTemplateId: options.runtime && options.example ? "react-agent" : undefined,
+          // /docs lists the agent servers' API too; loaded on its first request only.
+          agentApiDocument: async () =>
+            (await import("@berth-platform/agent-server/openapi")).agentApiDocument(),
           onPortMoved: (from, to) =>
             process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
         });
