@@ -160,4 +160,24 @@ describe("dashboard: checkpoint edit and fork, typed interrupt forms", {
       .waitFor();
     assert.deepEqual(errors, []);
   });
+
+  it("each deployment page links to LangGraph Studio with a base URL the browser can reach", async () => {
+    await page.goto(`${cp.url}/deployments/${deploymentId}/threads`);
+    const link = page.locator("#open-in-studio");
+    await link.waitFor();
+    assert.equal(await link.getAttribute("target"), "_blank");
+    const studio = new URL((await link.getAttribute("href")) ?? "");
+    assert.equal(`${studio.origin}${studio.pathname}`, "https://smith.langchain.com/studio/");
+    const baseUrl = studio.searchParams.get("baseUrl") ?? "";
+    assert.match(baseUrl, new RegExp(`^${cp.url}/studio/s1\\.`));
+    // What Studio calls first, from its origin, without a key: the link is the credential.
+    const info = await fetch(`${baseUrl}/assistants/search`, {
+      method: "POST",
+      headers: { Origin: "https://smith.langchain.com", "content-type": "application/json" },
+      body: JSON.stringify({ graph_id: "echo" }),
+    });
+    assert.equal(info.status, 200);
+    assert.equal(((await info.json()) as { graph_id: string }[])[0]?.graph_id, "echo");
+    assert.deepEqual(errors, []);
+  });
 });

@@ -26,6 +26,7 @@ import { projectRoutes } from "./http/routes/projects.js";
 import { pushHookRoutes } from "./http/routes/push-hook.js";
 import { pushTokenRoutes } from "./http/routes/push-token.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
+import { studioLinkRoutes } from "./http/routes/studio-links.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { templateRoutes } from "./http/routes/templates.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
@@ -33,6 +34,7 @@ import type { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import type { TemplateCatalog } from "./runtime/local/templates.js";
 import type { AccessService } from "./services/access.js";
 import type { AgentGateway } from "./services/agent-gateway.js";
+import type { AgentUrls } from "./services/agent-urls.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
 import type { IntegrationService } from "./services/integrations.js";
@@ -41,6 +43,7 @@ import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { PushWatcher } from "./services/push-watcher.js";
 import type { RevisionService } from "./services/revisions.js";
+import type { StudioLinks } from "./services/studio-links.js";
 import type { TracingService } from "./services/tracing.js";
 import type { UploadService } from "./services/uploads.js";
 import { CONTROL_PLANE_VERSION } from "./version.js";
@@ -64,6 +67,10 @@ export interface AppDeps {
   gateway: AgentGateway;
   templates: TemplateCatalog;
   metrics: ControlPlaneMetrics;
+  /** Signed Studio links: LangGraph Studio's way into `/studio/<token>` (it cannot send a key). */
+  studioLinks: StudioLinks;
+  /** Where the control plane is reached (its base follows the port it listens on). */
+  agentUrls: AgentUrls;
   /** The agent server's API as OpenAPI, for /docs (from the CLI, which has the agent server). */
   agentApiDocument?: (() => Promise<OpenApiDocument>) | undefined;
   /** The built web dashboard served at `/`; absent: no dashboard routes. */
@@ -137,7 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await uploadReceiveRoutes(app, deps.uploads);
   // A doorbell, not a credentialed call: git hosts cannot send an API key (see push-hook.ts).
   await app.register(pushHookRoutes(deps.pushWatcher, deps.config.bodyLimitBytes));
-  await agentProxyRoutes(app, deps.gateway, deps.auth);
+  await agentProxyRoutes(app, deps.gateway, deps.auth, deps.studioLinks);
   // Listeners authenticate with their own key, not a workspace API key (see listener-agent.ts).
   await app.register(listenerAgentRoutes(deps.listenerAgent));
   // The LangSmith-compatible API (trace ingest from agents, the SDK's reads), with its own auth.
@@ -158,6 +165,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.tracing));
     await api.register(templateRoutes(deps.templates));
+    await api.register(
+      studioLinkRoutes(deps.deployments, deps.studioLinks, {
+        publicBase: () => deps.agentUrls.base,
+        studioUrl: deps.config.studioUrl,
+      }),
+    );
   });
   return app;
 }

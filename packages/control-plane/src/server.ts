@@ -34,6 +34,7 @@ import { Provisioner } from "./services/provisioner.js";
 import { PushWatcher } from "./services/push-watcher.js";
 import { RevisionWorker } from "./services/revision-worker.js";
 import { RevisionService } from "./services/revisions.js";
+import { StudioLinks } from "./services/studio-links.js";
 import { TraceIngestQueue } from "./services/trace-ingest.js";
 import { TracingService } from "./services/tracing.js";
 import { UploadService } from "./services/uploads.js";
@@ -244,6 +245,8 @@ export async function createControlPlane(
       uploads,
       dashboard: { dir: dashboardDir, pagePatterns },
       agentApiDocument: options.agentApiDocument,
+      studioLinks: new StudioLinks(box.derive("studio-links")),
+      agentUrls,
     });
     const example =
       options.exampleTemplateId && bootstrap.createdTenantId

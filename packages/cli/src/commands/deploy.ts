@@ -292,6 +292,14 @@ async function follow(
     print(
       `  SDK:    new Client({ apiUrl: "${url}", apiKey: process.env.BERTH_API_KEY })  // @langchain/langgraph-sdk`,
     );
+    // Best effort: an older control plane has no Studio links.
+    const studio = await client
+      .request<{ studio_url: string; expires_at: string }>(
+        "POST",
+        `/v2/deployments/${encodeURIComponent(deployment.id)}/studio-link`,
+      )
+      .catch(() => undefined);
+    if (studio) print(`  Studio: ${studio.studio_url}  (works until ${studio.expires_at})`);
     return 0;
   }
   const type = status === "DEPLOY_FAILED" ? "deploy" : "build";
