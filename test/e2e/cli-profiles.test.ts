@@ -124,10 +124,20 @@ describe("berth profiles: two control planes in one HOME", () => {
     const port = new URL(urlA).port;
     await a?.stop();
     a = undefined;
+    // Its saved key is not sent to whatever may listen at that URL now.
     const stopped = await berth(["workspaces", "list", "--url", urlA]);
     assert.equal(stopped.status, 1);
     assert.ok(
-      stopped.stderr.includes(`Cannot reach the control plane at ${urlA}, taken from --url/BERTH_URL`),
+      stopped.stderr.includes(`the berth up that issued the key saved for ${urlA}`) &&
+        stopped.stderr.includes("is not running, so the key is not sent there"),
+      stopped.stderr,
+    );
+    // With a key given, the error names the unreachable URL and where it came from.
+    const given = await berth(["workspaces", "list", "--url", urlA], { BERTH_API_KEY: KEY_A });
+    assert.equal(given.status, 1);
+    assert.ok(
+      given.stderr.includes(`Cannot reach the control plane at ${urlA}, taken from --url/BERTH_URL`),
+      given.stderr,
     );
     // A fresh control plane (another data directory) started without a key on A's port.
     a = await spawnBerth(["up", "--port", port, "--data-dir", path.join(home.dir, "a2"), "--no-runtime"], {

@@ -1,4 +1,4 @@
-import { findProfile, normalizeUrl, type Profile, profilesPath, readProfiles } from "./profiles.js";
+import { alive, findProfile, normalizeUrl, type Profile, profilesPath, readProfiles } from "./profiles.js";
 
 /** Where a command's requests go, with which key, and where each came from (for error messages). */
 export interface ConnectionTarget {
@@ -19,9 +19,9 @@ export interface TargetFlags {
 
 /**
  * Picks the control plane and key: --profile/BERTH_PROFILE, else --url/BERTH_URL, else the current
- * profile, else the default URL. A key saved in a profile goes only to that profile's URL: with an
- * explicit URL it is the key of the profile that has this URL, if any. An explicit --api-key /
- * BERTH_API_KEY wins over a saved key.
+ * profile, else the default URL. A key saved in a profile goes only to that profile's URL (with an
+ * explicit URL it is the key of the profile that has this URL, if any), and a key `berth up` saved
+ * only while that berth up runs. An explicit --api-key / BERTH_API_KEY wins over a saved key.
  */
 export function resolveTarget(
   flags: TargetFlags,
@@ -61,6 +61,13 @@ export function resolveTarget(
     profileName = findProfile(data, url);
   }
   const profile = profileName ? data.profiles[profileName] : undefined;
+  // A key `berth up` saved is its own: once that process is gone, whatever listens at the URL now
+  // (another berth up, another program) did not issue it. Its next start saves the profile again.
+  if (!flags.apiKey && profile?.api_key && profile.pid !== undefined && !alive(profile.pid)) {
+    throw new Error(
+      `the berth up that issued the key saved for ${normalizeUrl(profile.url)} (profile ${profileName}, pid ${profile.pid}) is not running, so the key is not sent there: start it again, or pass --api-key for whatever listens there now.`,
+    );
+  }
   const apiKey = flags.apiKey || profile?.api_key;
   if (!apiKey) {
     throw new Error(
