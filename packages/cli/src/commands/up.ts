@@ -65,6 +65,8 @@ Environment:
   BERTH_SANDBOX              auto|on|off: bubblewrap sandbox for builds and agent servers
   BERTH_REQUEST_TIMEOUT_SECS time a client has to send a whole request (default 60)
   BERTH_MAX_CONNECTIONS      open connections at most (default 1024)
+  BERTH_STUDIO_URL           LangGraph Studio for "Open in Studio" links (default https://smith.langchain.com)
+  BERTH_DOCS_WARMUP          0: make /docs's document on its first request, not 3 s after start
 
 Example:
   berth up --port 0 --data-dir /tmp/berth --api-key "$(openssl rand -hex 24)"`,
