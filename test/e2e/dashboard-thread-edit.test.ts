@@ -131,6 +131,8 @@ describe("dashboard: checkpoint edit and fork, typed interrupt forms", {
     await box.locator(".field-error", { hasText: "copies must be a number" }).waitFor();
     await box.locator("input[name=field-approved]").check();
     await box.locator("input[name=field-copies]").fill("3");
+    assert.equal(await box.locator(".field-error").count(), 0, "an edited field's complaint goes");
+    await box.locator("button[name=raw-json]").click();
     await screenshot(page, screens(), "dashboard-typed-interrupt");
     await box.locator("button[type=submit]").click();
     await page

@@ -95,7 +95,14 @@ export function useTypedForm(fields: Field[], initial: Record<string, unknown>) 
       ),
   );
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const set = (key: string, text: string) => setTexts((t) => ({ ...t, [key]: text }));
+  const set = (key: string, text: string) => {
+    setTexts((t) => ({ ...t, [key]: text }));
+    // An edited field's old complaint goes; the next submit checks it again.
+    setErrors((e) => {
+      const { [key]: _gone, ...rest } = e;
+      return rest;
+    });
+  };
   /** The typed values (only the fields whose text changed when `changedOnly`), or null with errors shown. */
   const collect = (changedOnly: boolean): Record<string, unknown> | null => {
     const values: Record<string, unknown> = {};
