@@ -2,7 +2,6 @@
 // keys shown once, listed by prefix, revoked; workspaces; offline minting from the data directory;
 // an --api-key that the data directory does not know stops `berth up` with a reason.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
