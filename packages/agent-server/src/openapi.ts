@@ -12,6 +12,7 @@ import { runRoutes } from "./http/routes/runs.js";
 import { storeRoutes } from "./http/routes/store.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { threadRoutes } from "./http/routes/threads.js";
+import { OPERATION_SUMMARIES } from "./openapi-summaries.js";
 import { AGENT_SERVER_VERSION } from "./version.js";
 
 /** An OpenAPI 3 document (only what its readers touch). */
@@ -54,5 +55,11 @@ export async function agentApiDocument(): Promise<OpenApiDocument> {
   await app.ready();
   const document = app.swagger() as OpenApiDocument;
   await app.close();
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) {
+      const summary = OPERATION_SUMMARIES[`${method.toUpperCase()} ${path}`];
+      if (summary && !op.summary) op.summary = summary;
+    }
+  }
   return document;
 }
