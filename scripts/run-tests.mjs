@@ -3,6 +3,7 @@
 // expand globs, so the files are found here. Extra arguments are passed to node (e.g. a file filter).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -29,9 +30,12 @@ if (files.length === 0) {
   console.error("No test files found.");
   process.exit(1);
 }
+// Every `berth up` a test starts saves a CLI profile: into a temporary directory, not ~/.berth.
+const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-test-config-"));
 const result = spawnSync(
   process.execPath,
   ["--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=300000", ...files],
-  { stdio: "inherit", cwd: root },
+  { stdio: "inherit", cwd: root, env: { ...process.env, BERTH_CONFIG_DIR: configDir } },
 );
+fs.rmSync(configDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -2,8 +2,6 @@
 // keys shown once, listed by prefix, revoked; workspaces; offline minting from the data directory;
 // an --api-key that the data directory does not know stops `berth up` with a reason.
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
@@ -140,54 +138,6 @@ describe("log format (issue 13)", () => {
       } finally {
         temp.cleanup();
       }
-    }
-  });
-});
-
-describe("finding the control plane berth up really listens on (issue 13)", () => {
-  it("a command without --url reaches the running berth up on its moved port; after it stops, says which URL it tried", async () => {
-    const home = makeTempDir();
-    try {
-      const env = { HOME: home.dir };
-      const server = await spawnBerth(
-        ["up", "--port", "0", "--data-dir", path.join(home.dir, "cp"), "--api-key", KEY, "--no-runtime"],
-        { env },
-      );
-      try {
-        const found = await berth(["workspaces", "list", "--json"], {
-          ...env,
-          BERTH_API_KEY: KEY,
-          BERTH_URL: "",
-        });
-        assert.equal(found.status, 0, found.stderr);
-        assert.equal(jsonLines(found.stdout).length, 1);
-      } finally {
-        await server.stop();
-      }
-      const record = path.join(home.dir, ".berth", "control-plane.json");
-      assert.equal(fs.existsSync(record), false, "a clean stop forgets the record");
-      // A record of a live process whose port no longer answers: the error names the URL and its source.
-      const closed = await new Promise<number>((resolve) => {
-        const probe = net.createServer().listen(0, "127.0.0.1", () => {
-          const port = (probe.address() as net.AddressInfo).port;
-          probe.close(() => resolve(port));
-        });
-      });
-      fs.mkdirSync(path.dirname(record), { recursive: true });
-      fs.writeFileSync(
-        record,
-        JSON.stringify({ url: `http://127.0.0.1:${closed}`, pid: process.pid, data_dir: "x" }),
-      );
-      const gone = await berth(["workspaces", "list"], { ...env, BERTH_API_KEY: KEY, BERTH_URL: "" });
-      assert.equal(gone.status, 1);
-      assert.ok(
-        gone.stderr.includes(
-          `Cannot reach the control plane at http://127.0.0.1:${closed}, taken from the running berth up`,
-        ),
-        gone.stderr,
-      );
-    } finally {
-      home.cleanup();
     }
   });
 });

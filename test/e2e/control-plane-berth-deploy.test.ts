@@ -18,6 +18,8 @@ function berthDeploy(args: string[], env: NodeJS.ProcessEnv = {}) {
   const clean: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (!("BERTH_API_KEY" in env)) delete clean.BERTH_API_KEY;
   delete clean.BERTH_URL;
+  // No saved profiles: the key `berth up` saved for its URL would otherwise be used (cli-profiles.test.ts).
+  clean.BERTH_CONFIG_DIR = path.join(temp.dir, "cli-config");
   return run(process.execPath, [bin, "deploy", ...args], { cwd: temp.dir, env: clean, timeoutMs: 240_000 });
 }
 
@@ -76,6 +78,10 @@ describe("berth deploy", () => {
     const url = first.stdout.match(/URL: +(http\S+)/)?.[1];
     assert.ok(url, first.stdout);
     assert.match(first.stdout, /new Client\(\{ apiUrl: /);
+    // And LangGraph Studio on it (its base URL carries a signed grant: Studio sends no Berth key).
+    const studio = first.stdout.match(/Studio: +(https:\S+)/)?.[1];
+    assert.ok(studio, first.stdout);
+    assert.match(new URL(studio).searchParams.get("baseUrl") ?? "", new RegExp(`^${plane.url}/studio/s1\\.`));
     assert.equal(await askEcho(url, KEY, "hello"), "v1: hello (secret)");
 
     const id = url.split("/").at(-1) ?? "";

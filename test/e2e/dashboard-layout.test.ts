@@ -99,6 +99,10 @@ describe("dashboard layout at 1280 px and 390 px", { skip: missing ?? false, tim
         if (path) await page.goto(`${cp.url}${path}`);
         else await page.locator("#traces tr a").first().click();
         await page.locator(ready).first().waitFor({ timeout: 60_000 });
+        // A deployment's header gets its Studio link once minted: measured with it.
+        if (path?.startsWith("/deployments/") && path !== "/deployments/new") {
+          await page.locator("#open-in-studio").waitFor({ timeout: 60_000 });
+        }
         await screenshot(page, screensDir(cp.temp.dir), `layout-${width}-${name}`);
         const problems = (await page.evaluate(MEASURE)) as string[];
         found.push(...problems.map((p) => `${name}: ${p}`));

@@ -133,7 +133,8 @@ describe("dashboard in Chromium", { skip: missing ?? false, timeout: 420_000 }, 
     await form.waitFor();
     assert.match(await form.innerText(), /Approve this draft/);
     await screenshot(page, screens(), "dashboard-interrupt");
-    await page.fill("input[name=resume]", "approve");
+    // No response schema: a text answer by default (the value's fields are one click away).
+    await page.fill("#interrupt input[name=answer]", "approve");
     await page.click("#interrupt button[type=submit]");
     await page
       .locator(".message.ai .text", { hasText: "Approved: Draft reply about: the quarterly report" })

@@ -91,8 +91,10 @@ export class ControlPlaneClient {
     private readonly apiKey: string,
     /** The workspace to act in (X-Tenant-Id), for keys that reach several. */
     private readonly tenantId?: string | undefined,
-    /** Where the URL came from (--url, the running berth up, the default), for error messages. */
+    /** Where the URL came from (--url, a profile, the default), for error messages. */
     private readonly urlSource?: string,
+    /** Where the key came from (--api-key, a profile), for error messages. */
+    private readonly keySource?: string,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
   }
@@ -209,7 +211,8 @@ export class ControlPlaneClient {
   /** What a 401/403 means here: which control plane refused the key, and where its URL came from. */
   #keyHint(): string {
     const from = this.urlSource ? ` (URL from ${this.urlSource})` : "";
-    return ` The control plane at ${this.baseUrl}${from} did not accept this API key: pass a key it issued with --api-key or BERTH_API_KEY (its \`berth up\` printed the admin key), or another URL with --url.`;
+    const key = this.keySource ? ` (from ${this.keySource})` : "";
+    return ` The control plane at ${this.baseUrl}${from} did not accept this API key${key}: pass a key it issued with --api-key or BERTH_API_KEY (its \`berth up\` printed the admin key), another URL with --url, or another control plane with --profile (berth profile list).`;
   }
 
   async #fetch(

@@ -5,6 +5,7 @@ import { registerDeploymentCommands } from "./commands/deployments.js";
 import { registerDevCommand } from "./commands/dev.js";
 import { registerKeysCommand, registerWorkspacesCommand } from "./commands/keys.js";
 import { registerListenerCommand } from "./commands/listener.js";
+import { registerProfileCommand } from "./commands/profile.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerUpCommand } from "./commands/up.js";
 import { CLI_VERSION } from "./version.js";
@@ -27,6 +28,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   registerKeysCommand(program);
   registerListenerCommand(program);
   registerDeploymentCommands(program);
+  registerProfileCommand(program);
   registerWorkspacesCommand(program);
   await program.parseAsync(argv);
   return undefined;

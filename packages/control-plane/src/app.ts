@@ -1,10 +1,10 @@
 import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
 import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { ControlPlaneConfig } from "./config.js";
+import { mergeApiDocuments, type OpenApiDocument, tracingApiDocument } from "./http/api-documents.js";
 import { requirePrincipal, requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
@@ -16,6 +16,7 @@ import {
   sendIndex,
 } from "./http/routes/dashboard.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
+import { docsRoutes } from "./http/routes/docs.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
 import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
 import { listenerAgentRoutes } from "./http/routes/listener-agent.js";
@@ -25,6 +26,7 @@ import { projectRoutes } from "./http/routes/projects.js";
 import { pushHookRoutes } from "./http/routes/push-hook.js";
 import { pushTokenRoutes } from "./http/routes/push-token.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
+import { studioLinkRoutes } from "./http/routes/studio-links.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { templateRoutes } from "./http/routes/templates.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
@@ -32,6 +34,7 @@ import type { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import type { TemplateCatalog } from "./runtime/local/templates.js";
 import type { AccessService } from "./services/access.js";
 import type { AgentGateway } from "./services/agent-gateway.js";
+import type { AgentUrls } from "./services/agent-urls.js";
 import type { AuthService } from "./services/auth.js";
 import type { DeploymentService } from "./services/deployments.js";
 import type { IntegrationService } from "./services/integrations.js";
@@ -40,6 +43,7 @@ import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { PushWatcher } from "./services/push-watcher.js";
 import type { RevisionService } from "./services/revisions.js";
+import type { StudioLinks } from "./services/studio-links.js";
 import type { TracingService } from "./services/tracing.js";
 import type { UploadService } from "./services/uploads.js";
 import { CONTROL_PLANE_VERSION } from "./version.js";
@@ -63,6 +67,12 @@ export interface AppDeps {
   gateway: AgentGateway;
   templates: TemplateCatalog;
   metrics: ControlPlaneMetrics;
+  /** Signed Studio links: LangGraph Studio's way into `/studio/<token>` (it cannot send a key). */
+  studioLinks: StudioLinks;
+  /** Where the control plane is reached (its base follows the port it listens on). */
+  agentUrls: AgentUrls;
+  /** The agent server's API as OpenAPI, for /docs (from the CLI, which has the agent server). */
+  agentApiDocument?: (() => Promise<OpenApiDocument>) | undefined;
   /** The built web dashboard served at `/`; absent: no dashboard routes. */
   dashboard?: DashboardAssets | undefined;
 }
@@ -112,25 +122,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  // The interactive reference of /openapi.json (assets from the package, no CDN).
-  await app.register(swaggerUi, {
-    routePrefix: "/docs",
-    uiConfig: {
-      docExpansion: "list",
-      deepLinking: true,
-      persistAuthorization: false,
-      tryItOutEnabled: false,
-      // No badge fetched from validator.swagger.io: the page stays on this origin.
-      validatorUrl: null,
+  // The interactive reference: the control plane's, the agent servers' and the tracing API in one
+  // document, built on first request (swagger-ui's assets from the package, no CDN).
+  const docsVersion = CONTROL_PLANE_VERSION;
+  docsRoutes(app, {
+    version: docsVersion,
+    warmup: deps.config.docsWarmup,
+    document: async () => {
+      const [agent, tracing] = await Promise.all([
+        deps.agentApiDocument ? deps.agentApiDocument() : Promise.resolve(null),
+        tracingApiDocument(deps.langsmith, docsVersion),
+      ]);
+      return mergeApiDocuments(app.swagger() as OpenApiDocument, agent, tracing);
     },
-    // The package's own default CSP blocks swagger-ui's inline style (a console error) and asks for
-    // upgrade-insecure-requests, which makes a browser fetch the page's assets over https from a
-    // control plane reached by plain http on a non-loopback address (they never arrive).
-    staticCSP:
-      "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; " +
-      "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; " +
-      "style-src 'self' 'unsafe-inline'; connect-src 'self'",
-    logLevel: "warn",
   });
   await app.register(systemRoutes);
   if (deps.dashboard) await dashboardRoutes(app, deps.dashboard, dashboardIndex);
@@ -140,7 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await uploadReceiveRoutes(app, deps.uploads);
   // A doorbell, not a credentialed call: git hosts cannot send an API key (see push-hook.ts).
   await app.register(pushHookRoutes(deps.pushWatcher, deps.config.bodyLimitBytes));
-  await agentProxyRoutes(app, deps.gateway, deps.auth);
+  await agentProxyRoutes(app, deps.gateway, deps.auth, deps.studioLinks);
   // Listeners authenticate with their own key, not a workspace API key (see listener-agent.ts).
   await app.register(listenerAgentRoutes(deps.listenerAgent));
   // The LangSmith-compatible API (trace ingest from agents, the SDK's reads), with its own auth.
@@ -161,6 +165,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.tracing));
     await api.register(templateRoutes(deps.templates));
+    await api.register(
+      studioLinkRoutes(deps.deployments, deps.studioLinks, {
+        publicBase: () => deps.agentUrls.base,
+        studioUrl: deps.config.studioUrl,
+      }),
+    );
   });
   return app;
 }

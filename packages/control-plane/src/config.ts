@@ -59,6 +59,10 @@ export interface ControlPlaneConfig {
   readonly requestTimeoutMs: number;
   /** Open connections at most (BERTH_MAX_CONNECTIONS). */
   readonly maxConnections: number;
+  /** LangGraph Studio's address for "Open in Studio" links (BERTH_STUDIO_URL, default https://smith.langchain.com). */
+  readonly studioUrl: string;
+  /** Make /docs's document and compressed assets a few seconds after start (BERTH_DOCS_WARMUP, default on). */
+  readonly docsWarmup: boolean;
   /** Traces of deployed agents (issue 17). */
   readonly tracing: TracingConfig;
   /**
@@ -175,6 +179,8 @@ export function parseControlPlaneConfig(input: ControlPlaneConfigInput): Control
     requestTimeoutMs:
       integer("BERTH_REQUEST_TIMEOUT_SECS", env.BERTH_REQUEST_TIMEOUT_SECS ?? 60, 1, 86_400) * 1000,
     maxConnections: integer("BERTH_MAX_CONNECTIONS", env.BERTH_MAX_CONNECTIONS ?? 1024, 1, 1_000_000),
+    studioUrl: (env.BERTH_STUDIO_URL || "https://smith.langchain.com").replace(/\/+$/, ""),
+    docsWarmup: !["0", "false", "no", "off"].includes((env.BERTH_DOCS_WARMUP ?? "").toLowerCase()),
     tracing: Object.freeze({
       enabled: choice("BERTH_TRACING", env.BERTH_TRACING) !== "off",
       ingestLimitBytes: integer(

@@ -5,6 +5,7 @@ export {
   parseControlPlaneConfig,
 } from "./config.js";
 export { isSettledStatus } from "./domain/revision-status.js";
+export type { OpenApiDocument } from "./http/api-documents.js";
 export { tracingEnvironment } from "./runtime/local/environment.js";
 export {
   type ControlPlane,

@@ -8,6 +8,7 @@ import pino, { type Logger } from "pino";
 import { buildApp } from "./app.js";
 import type { ControlPlaneConfig } from "./config.js";
 import type { Deployment } from "./domain/types.js";
+import type { OpenApiDocument } from "./http/api-documents.js";
 import { LANGSMITH_PREFIX } from "./http/routes/langsmith-ingest.js";
 import { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import { bundledTemplates } from "./runtime/local/bundled.js";
@@ -33,6 +34,7 @@ import { Provisioner } from "./services/provisioner.js";
 import { PushWatcher } from "./services/push-watcher.js";
 import { RevisionWorker } from "./services/revision-worker.js";
 import { RevisionService } from "./services/revisions.js";
+import { StudioLinks } from "./services/studio-links.js";
 import { TraceIngestQueue } from "./services/trace-ingest.js";
 import { TracingService } from "./services/tracing.js";
 import { UploadService } from "./services/uploads.js";
@@ -90,6 +92,8 @@ export interface StartOptions {
   onPortMoved?: (from: number, to: number) => void;
   /** Leave the provisioner stopped (the caller starts it, e.g. once listening). */
   deferProvisioning?: boolean;
+  /** The agent server's API as OpenAPI, listed by /docs under /agents/{deployment_id}. */
+  agentApiDocument?: () => Promise<OpenApiDocument>;
 }
 
 /** How long open responses may take to finish when the control plane stops. */
@@ -240,6 +244,9 @@ export async function createControlPlane(
       },
       uploads,
       dashboard: { dir: dashboardDir, pagePatterns },
+      agentApiDocument: options.agentApiDocument,
+      studioLinks: new StudioLinks(box.derive("studio-links")),
+      agentUrls,
     });
     const example =
       options.exampleTemplateId && bootstrap.createdTenantId

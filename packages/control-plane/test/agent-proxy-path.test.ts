@@ -3,6 +3,7 @@
 // stays encoded. The agent server is stood in for by a plain HTTP server that records the target
 // it received (the real one would only show its routing of it); the proxy, auth and gateway are
 // the control plane's own.
+
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +14,7 @@ import { agentProxyRoutes } from "../src/http/routes/agent-proxy.js";
 import type { DeploymentRuntime, RunningAgent } from "../src/runtime/types.js";
 import { AgentGateway } from "../src/services/agent-gateway.js";
 import { AuthService } from "../src/services/auth.js";
+import { StudioLinks } from "../src/services/studio-links.js";
 import { ADMIN_KEY, externalBody, usePlane } from "./helpers.js";
 
 const plane = usePlane();
@@ -77,6 +79,7 @@ describe("agent proxy: the path as received", () => {
       proxy,
       new AgentGateway(storage.deployments, runtime),
       new AuthService(storage.tenants),
+      new StudioLinks(Buffer.alloc(32)),
     );
     await proxy.listen({ port: 0, host: "127.0.0.1" });
   });

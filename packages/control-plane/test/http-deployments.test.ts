@@ -360,7 +360,11 @@ describe("documentation", () => {
     ]) {
       assert.ok(json.paths[p], p);
     }
-    const html = await t.plane.app.inject({ method: "GET", url: "/docs" });
+    const reference = await t.plane.app.inject({ method: "GET", url: "/docs" });
+    assert.equal(reference.statusCode, 200);
+    assert.match(reference.body, /data-path="\/v2\/deployments"/);
+    assert.match(reference.body, /data-path="\/langsmith-api\/runs\/multipart"/);
+    const html = await t.plane.app.inject({ method: "GET", url: "/docs/swagger" });
     assert.equal(html.statusCode, 200);
     assert.match(html.body, /swagger-ui/);
     // The page's script and the document it loads come from this server, not a CDN.
@@ -374,6 +378,7 @@ describe("documentation", () => {
     assert.equal(init.statusCode, 200);
     const spec = await t.plane.app.inject({ method: "GET", url: "/docs/json" });
     assert.ok(spec.json().paths["/v2/deployments"]);
+    assert.ok(spec.json().paths["/langsmith-api/runs/query"], "the tracing API is listed");
   });
 
   it("gives every operation a summary and response schemas", async () => {

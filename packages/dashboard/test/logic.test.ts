@@ -7,6 +7,7 @@ import { ApiError, errorFromBody } from "../src/api/errors.js";
 import { parsePrometheus, sum } from "../src/api/prometheus.js";
 import type { WireMessage } from "../src/components/messages.js";
 import { textOf } from "../src/components/messages.js";
+import { fieldsOf, textOf as fieldText, parseText } from "../src/components/typed-form.js";
 import { duration, isSettled, shortId, statusTone } from "../src/format.js";
 import { applyMessage, interruptsOf, resumeValue } from "../src/pages/chat-stream.js";
 import { humanRequestOf, humanResume } from "../src/pages/human-interrupt.js";
@@ -213,5 +214,53 @@ describe("a thread's summary in the list", () => {
     assert.equal(firstMessageOf(null), null);
     assert.equal(graphOf({ graph_id: "agent", assistant_id: "x" }), "agent");
     assert.equal(graphOf({}), null);
+  });
+});
+
+describe("typed forms", () => {
+  it("types fields by the schema where it says, else by the value's own shape", () => {
+    const schema = {
+      properties: {
+        note: { type: "string", description: "why" },
+        copies: { type: "integer" },
+        approved: { type: ["boolean", "null"] },
+        messages: { type: "array" },
+        either: { anyOf: [{ type: "string" }, { type: "number" }] },
+      },
+    };
+    const fields = fieldsOf(schema, { copies: "three", extra: 2, flag: true });
+    assert.deepEqual(
+      fields.map((f) => [f.key, f.kind]),
+      [
+        ["note", "text"],
+        ["copies", "json"], // the value does not fit the schema: still editable, as JSON
+        ["approved", "boolean"],
+        ["messages", "json"],
+        ["either", "json"],
+        ["extra", "number"],
+        ["flag", "boolean"],
+      ],
+    );
+    assert.equal(fields[0]?.description, "why");
+  });
+
+  it("reads each kind of input back as its typed value, or says what it must be", () => {
+    assert.deepEqual(parseText({ key: "n", kind: "number" }, "3"), { value: 3 });
+    assert.deepEqual(parseText({ key: "n", kind: "number" }, ""), { error: "a number" });
+    assert.deepEqual(parseText({ key: "b", kind: "boolean" }, "true"), { value: true });
+    assert.deepEqual(parseText({ key: "j", kind: "json" }, '{"a":[1]}'), { value: { a: [1] } });
+    assert.deepEqual(parseText({ key: "j", kind: "json" }, "{"), { error: "valid JSON" });
+    assert.deepEqual(parseText({ key: "t", kind: "text" }, " x "), { value: " x " });
+    assert.equal(fieldText({ key: "j", kind: "json" }, [1]), "[\n  1\n]");
+    assert.equal(fieldText({ key: "b", kind: "boolean" }, undefined), "false");
+  });
+
+  it("keeps an interrupt's response schema from the stream", () => {
+    const schema = { type: "object", properties: { ok: { type: "boolean" } } };
+    assert.deepEqual(
+      interruptsOf({ __interrupt__: [{ value: { q: 1 }, id: "i1", response_schema: schema }] }),
+      [{ value: { q: 1 }, id: "i1", responseSchema: schema }],
+    );
+    assert.deepEqual(interruptsOf({ __interrupt__: [{ value: "plain" }] }), [{ value: "plain" }]);
   });
 });

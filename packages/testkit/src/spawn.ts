@@ -61,12 +61,14 @@ export function spawnBerth(
     cwd: options.cwd ?? repoRoot,
     // One server process unless the test is about workers (`--workers`, BERTH_WORKERS): the
     // default (one per core) would make every test's timing and process count depend on the machine.
-    // No schema parse at start-up unless the test is about schemas: seconds of CPU per server.
+    // No schema parse at start-up unless the test is about schemas: seconds of CPU per server; no
+    // /docs warm-up either (half a second of CPU a few seconds after start).
     env: {
       ...process.env,
       BERTH_LOG_LEVEL: "warn",
       BERTH_WORKERS: "1",
       BERTH_SCHEMA_WARMUP: "0",
+      BERTH_DOCS_WARMUP: "0",
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
+import { resolveTarget } from "../connection-target.js";
 import { ControlPlaneClient } from "../control-plane-client.js";
-import { resolveControlPlaneUrl } from "../endpoint.js";
 import { DEFAULT_CONTROL_PLANE_URL } from "./deploy.js";
 
 /** The options every command that talks to a control plane takes. */
@@ -8,19 +8,31 @@ export interface ConnectionFlags {
   url?: string;
   apiKey?: string;
   workspace?: string;
+  profile?: string;
   json?: boolean;
 }
 
-/** Adds --url, --api-key, --workspace and --json to a command. */
+/** --profile, --url and --api-key: which control plane, with which key. */
+export function targetOptions(): Option[] {
+  return [
+    new Option(
+      "--profile <name>",
+      "saved control plane to use (berth profile list; default: the current one)",
+    ).env("BERTH_PROFILE"),
+    new Option(
+      "--url <url>",
+      `control plane URL (default: the current profile's, else ${DEFAULT_CONTROL_PLANE_URL})`,
+    ).env("BERTH_URL"),
+    new Option("--api-key <key>", "API key of the control plane (default: the one saved for its URL)").env(
+      "BERTH_API_KEY",
+    ),
+  ];
+}
+
+/** Adds --profile, --url, --api-key, --workspace and --json to a command. */
 export function withConnection(command: Command): Command {
+  for (const option of targetOptions()) command.addOption(option);
   return command
-    .addOption(
-      new Option(
-        "--url <url>",
-        `control plane URL (default: the one berth up listens on, else ${DEFAULT_CONTROL_PLANE_URL})`,
-      ).env("BERTH_URL"),
-    )
-    .addOption(new Option("--api-key <key>", "API key of the control plane").env("BERTH_API_KEY"))
     .addOption(
       new Option("--workspace <id>", "workspace to act in, for keys that reach several (X-Tenant-Id)").env(
         "BERTH_WORKSPACE",
@@ -31,13 +43,14 @@ export function withConnection(command: Command): Command {
 
 /** The client for a command's connection flags; fails clearly without a key. */
 export function clientOf(flags: ConnectionFlags): ControlPlaneClient {
-  if (!flags.apiKey) {
-    throw new Error(
-      "an API key is required: pass --api-key <key> or set BERTH_API_KEY (berth up prints the admin key on first start).",
-    );
-  }
-  const { url, source } = resolveControlPlaneUrl(flags.url, DEFAULT_CONTROL_PLANE_URL);
-  return new ControlPlaneClient(url, flags.apiKey, flags.workspace, source);
+  const target = resolveTarget(flags, DEFAULT_CONTROL_PLANE_URL);
+  return new ControlPlaneClient(
+    target.url,
+    target.apiKey,
+    target.workspace,
+    target.urlSource,
+    target.keySource,
+  );
 }
 
 /** Prints one JSON object per line. */

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { type Command, Option } from "commander";
+import { resolveTarget } from "../connection-target.js";
 import {
   ControlPlaneClient,
   type DeploymentRecord,
@@ -9,7 +10,6 @@ import {
   type SecretInput,
 } from "../control-plane-client.js";
 import { elapsed, formatLogLine, lastLogLines, watchRevision } from "../deploy-watch.js";
-import { resolveControlPlaneUrl } from "../endpoint.js";
 import { formatBytes, isEnvFile, isExcluded, packProject } from "../pack.js";
 
 /** The control plane `berth up` listens on by default. */
@@ -23,6 +23,7 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 interface DeployFlags {
   url?: string;
   apiKey?: string;
+  profile?: string;
   name?: string;
   config?: string;
   secret?: string[];
@@ -51,11 +52,21 @@ export function registerDeployCommand(program: Command): void {
     .argument("[dir]", "project directory (holds graph.json or langgraph.json)", ".")
     .addOption(
       new Option(
+        "--profile <name>",
+        "saved control plane to use (berth profile list; default: the current one)",
+      ).env("BERTH_PROFILE"),
+    )
+    .addOption(
+      new Option(
         "--url <url>",
-        `control plane URL (default: the one berth up listens on, else ${DEFAULT_CONTROL_PLANE_URL})`,
+        `control plane URL (default: the current profile's, else ${DEFAULT_CONTROL_PLANE_URL})`,
       ).env("BERTH_URL"),
     )
-    .addOption(new Option("--api-key <key>", "API key of the control plane (required)").env("BERTH_API_KEY"))
+    .addOption(
+      new Option("--api-key <key>", "API key of the control plane (default: the one saved for its URL)").env(
+        "BERTH_API_KEY",
+      ),
+    )
     .option("--name <name>", "deployment name (default: the directory name, made valid)")
     .option(
       "-c, --config <path>",
@@ -177,11 +188,8 @@ function collectSecrets(project: Project, flags: DeployFlags, print: (line: stri
 
 async function runDeploy(dirArg: string, flags: DeployFlags): Promise<number> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  if (!flags.apiKey) {
-    throw new Error(
-      "an API key is required: pass --api-key <key> or set BERTH_API_KEY (berth up prints the admin key on first start).",
-    );
-  }
+  // Resolved first: a missing key is reported before any packing.
+  const target = resolveTarget(flags, DEFAULT_CONTROL_PLANE_URL);
   const timeoutSecs = Number(flags.timeout);
   if (!Number.isFinite(timeoutSecs) || timeoutSecs <= 0)
     throw new Error("--timeout must be a number of seconds.");
@@ -198,8 +206,13 @@ async function runDeploy(dirArg: string, flags: DeployFlags): Promise<number> {
   const packed = await packProject(project.dir);
   print(`Packed ${project.dir}: ${packed.files.length} files, ${formatBytes(packed.archive.length)}`);
 
-  const target = resolveControlPlaneUrl(flags.url, DEFAULT_CONTROL_PLANE_URL);
-  const client = new ControlPlaneClient(target.url, flags.apiKey, undefined, target.source);
+  const client = new ControlPlaneClient(
+    target.url,
+    target.apiKey,
+    target.workspace,
+    target.urlSource,
+    target.keySource,
+  );
   let deployment = await client.findDeploymentByName(name);
   if (deployment && deployment.source !== "internal_source") {
     throw new Error(
@@ -279,6 +292,14 @@ async function follow(
     print(
       `  SDK:    new Client({ apiUrl: "${url}", apiKey: process.env.BERTH_API_KEY })  // @langchain/langgraph-sdk`,
     );
+    // Best effort: an older control plane has no Studio links.
+    const studio = await client
+      .request<{ studio_url: string; expires_at: string }>(
+        "POST",
+        `/v2/deployments/${encodeURIComponent(deployment.id)}/studio-link`,
+      )
+      .catch(() => undefined);
+    if (studio) print(`  Studio: ${studio.studio_url}  (works until ${studio.expires_at})`);
     return 0;
   }
   const type = status === "DEPLOY_FAILED" ? "deploy" : "build";

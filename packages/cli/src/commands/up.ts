@@ -2,8 +2,8 @@ import { fileURLToPath } from "node:url";
 import type { RunningControlPlane } from "@berth-platform/control-plane";
 import { isSettledStatus } from "@berth-platform/control-plane/revision-status";
 import type { Command } from "commander";
-import { forgetEndpoint, recordEndpoint } from "../endpoint.js";
 import { logFormatOption, resolveLogFormat } from "../log-format.js";
+import { recordUpProfile } from "../profiles.js";
 import { closeOnSignal } from "../shutdown.js";
 
 /** `berth up`: the control plane (the /v2/deployments API) on this machine. */
@@ -65,6 +65,8 @@ Environment:
   BERTH_SANDBOX              auto|on|off: bubblewrap sandbox for builds and agent servers
   BERTH_REQUEST_TIMEOUT_SECS time a client has to send a whole request (default 60)
   BERTH_MAX_CONNECTIONS      open connections at most (default 1024)
+  BERTH_STUDIO_URL           LangGraph Studio for "Open in Studio" links (default https://smith.langchain.com)
+  BERTH_DOCS_WARMUP          0: make /docs's document on its first request, not 3 s after start
 
 Example:
   berth up --port 0 --data-dir /tmp/berth --api-key "$(openssl rand -hex 24)"`,
@@ -106,17 +108,35 @@ Example:
           agentCommand: options.runtime ? agentServerCommand() : undefined,
           processEnv: process.env,
           exampleTemplateId: options.runtime && options.example ? "react-agent" : undefined,
+          // /docs lists the agent servers' API too; loaded on its first request only.
+          agentApiDocument: async () =>
+            (await import("@berth-platform/agent-server/openapi")).agentApiDocument(),
           onPortMoved: (from, to) =>
             process.stderr.write(`Port ${from} is in use; listening on ${to} instead.\n`),
         });
-        printUpBanner(plane, config.dataDir);
-        recordEndpoint(plane.url, config.dataDir);
+        const profile = recordUpProfile({
+          url: plane.url,
+          dataDir: stateLocation(config.dataDir, config.databaseUrl),
+          apiKey: config.bootstrapApiKey ?? plane.bootstrap.generatedKey,
+          pid: process.pid,
+        });
+        printUpBanner(plane, config.dataDir, profile);
         const watching = plane.exampleDeployment ? watchExample(plane) : undefined;
         await closeOnSignal(plane, "agent servers stop too; they come back on the next start");
-        forgetEndpoint();
         watching?.stop();
       },
     );
+}
+
+/** Where this control plane keeps its keys (which control plane it is): the database if any, without credentials. */
+function stateLocation(dataDir: string, databaseUrl: string | null): string {
+  if (!databaseUrl) return dataDir;
+  try {
+    const url = new URL(databaseUrl);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return dataDir;
+  }
 }
 
 /** `node <this CLI> dev`: how the local runtime starts each deployment's agent server. */
@@ -156,7 +176,11 @@ function watchExample(plane: RunningControlPlane): { stop(): void } {
   return { stop: () => clearInterval(timer) };
 }
 
-function printUpBanner(plane: RunningControlPlane, dataDir: string): void {
+function printUpBanner(
+  plane: RunningControlPlane,
+  dataDir: string,
+  profile: { name: string; current: boolean } | undefined,
+): void {
   const lines = [
     "",
     `  Berth control plane listening on ${plane.url}`,
@@ -164,6 +188,13 @@ function printUpBanner(plane: RunningControlPlane, dataDir: string): void {
     `  Web:  ${plane.url}/ (the dashboard: sign in with an API key)`,
     `  API:  ${plane.url}/docs`,
   ];
+  if (profile) {
+    lines.push(
+      profile.current
+        ? `  CLI:  profile ${profile.name} (current: berth commands use it)`
+        : `  CLI:  profile ${profile.name} saved; another is current (berth profile use ${profile.name} to switch)`,
+    );
+  }
   if (plane.bootstrap.generatedKey) {
     lines.push(
       "",

@@ -134,6 +134,13 @@ export class ControlPlaneClient {
     return this.request("POST", `/v2/deployments/${encodeURIComponent(deploymentId)}/revisions`, {});
   }
 
+  /** A LangGraph Studio link for a deployment (its base URL carries a signed, expiring grant). */
+  studioLink(
+    deploymentId: string,
+  ): Promise<{ base_path: string; base_url: string; studio_url: string; expires_at: string }> {
+    return this.request("POST", `/v2/deployments/${encodeURIComponent(deploymentId)}/studio-link`);
+  }
+
   redeploy(deploymentId: string, revisionId: string): Promise<Deployment> {
     return this.request("POST", `${revisionPath(deploymentId, revisionId)}/redeploy`);
   }

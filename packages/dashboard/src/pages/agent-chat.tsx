@@ -1,13 +1,14 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { agentClient, preferredAssistant } from "../api/agent.js";
 import { HumanInterruptForm } from "../components/human-interrupt.js";
+import { InterruptForm } from "../components/interrupt-form.js";
 import { MessageList, type WireMessage } from "../components/messages.js";
 import { ErrorBox } from "../components/ui.js";
 import { useSession } from "../context.js";
 import { shortId } from "../format.js";
 import { useLoad } from "../hooks.js";
 import { setQuery, useLocation } from "../router.js";
-import { applyMessage, interruptsOf, type PendingInterrupt, resumeValue } from "./chat-stream.js";
+import { applyMessage, interruptsOf, type PendingInterrupt, pendingOf } from "./chat-stream.js";
 import type { DeploymentView } from "./deployment.js";
 import { humanRequestOf, humanResume } from "./human-interrupt.js";
 
@@ -18,7 +19,7 @@ async function threadView(agent: Agent, threadId: string) {
   const state = await agent.threads.getState(threadId);
   const messages = ((state.values as { messages?: WireMessage[] } | null)?.messages ?? []) as WireMessage[];
   const interrupts: PendingInterrupt[] = state.tasks.flatMap((t) =>
-    t.interrupts.map((i) => ({ value: i.value, ...(i.id ? { id: i.id } : {}) })),
+    t.interrupts.map((i) => pendingOf(i as { value?: unknown; id?: string; response_schema?: unknown })),
   );
   return { messages, interrupts };
 }
@@ -34,7 +35,6 @@ export function AgentChat({ deployment }: DeploymentView) {
   const [messages, setMessages] = useState<WireMessage[]>([]);
   const [interrupts, setInterrupts] = useState<PendingInterrupt[]>([]);
   const [input, setInput] = useState("");
-  const [resume, setResume] = useState("");
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const ownThread = useRef<string | null>(null);
@@ -137,7 +137,7 @@ export function AgentChat({ deployment }: DeploymentView) {
     void run({ input: { messages: [{ role: "user", content: text }] } });
   };
 
-  // One interrupt in the standard human shape gets buttons; anything else the JSON resume form.
+  // One interrupt in the standard human shape gets buttons; anything else a typed form.
   const human = interrupts.length === 1 && interrupts[0] ? humanRequestOf(interrupts[0].value) : null;
 
   if (!deployment.active_revision_id) return <p class="muted">No revision is serving yet.</p>;
@@ -188,33 +188,13 @@ export function AgentChat({ deployment }: DeploymentView) {
             />
           </div>
         ) : (
-          <form
-            class="interrupt"
-            id="interrupt"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void run({ command: { resume: resumeValue(resume) } });
-              setResume("");
-            }}
-          >
+          <div class="interrupt" id="interrupt">
             <h3>The run is waiting for you</h3>
-            {interrupts.map((i, n) => (
-              <pre class="json" key={i.id ?? n}>
-                {JSON.stringify(i.value, null, 2)}
-              </pre>
-            ))}
-            <label class="field">
-              <span>Resume value (text, or JSON)</span>
-              <input
-                name="resume"
-                value={resume}
-                onInput={(e) => setResume((e.target as HTMLInputElement).value)}
-              />
-            </label>
-            <button type="submit" class="primary">
-              Resume
-            </button>
-          </form>
+            <InterruptForm
+              interrupts={interrupts}
+              onResume={(value) => void run({ command: { resume: value } })}
+            />
+          </div>
         )
       ) : (
         <form class="composer" onSubmit={send}>

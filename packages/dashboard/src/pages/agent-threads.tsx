@@ -1,6 +1,8 @@
 import { useMemo, useState } from "preact/hooks";
 import { agentClient } from "../api/agent.js";
+import { CheckpointEditor } from "../components/checkpoint-editor.js";
 import { MessageList, type WireMessage } from "../components/messages.js";
+import type { JsonSchema } from "../components/typed-form.js";
 import { ErrorBox, Loading, StatusBadge } from "../components/ui.js";
 import { useSession } from "../context.js";
 import { ago, shortId, when } from "../format.js";
@@ -111,14 +113,31 @@ function ThreadDetail(props: {
 }) {
   const { agent, threadId } = props;
   const [view, setView] = useState<"messages" | "state" | "checkpoints" | "runs">("messages");
+  const [editing, setEditing] = useState<string | null>(null);
   const data = useLoad(async () => {
-    const [state, history, runs] = await Promise.all([
+    const [state, history, runs, thread] = await Promise.all([
       agent.threads.getState(threadId),
       agent.threads.getHistory(threadId, { limit: 20 }),
       agent.runs.list(threadId, { limit: 20 }),
+      agent.threads.get(threadId),
     ]);
-    return { state, history, runs };
+    // The assistant a fork runs with: the thread's last run's, else the one its metadata names.
+    const assistantId =
+      runs[0]?.assistant_id ??
+      ((thread.metadata as { assistant_id?: string } | null)?.assistant_id || undefined);
+    // The state schema types the checkpoint editor's fields; without it the values' own shapes do.
+    const schemas = assistantId ? await agent.assistants.getSchemas(assistantId).catch(() => null) : null;
+    return {
+      state,
+      history,
+      runs,
+      assistantId,
+      stateSchema: (schemas?.state_schema ?? null) as JsonSchema | null,
+    };
   }, [agent, threadId]);
+  const edited = editing
+    ? data.data?.history.find((s) => s.checkpoint?.checkpoint_id === editing)
+    : undefined;
   const values = (data.data?.state.values ?? {}) as { messages?: WireMessage[] };
   return (
     <section class="card thread" id="thread-detail">
@@ -155,28 +174,64 @@ function ThreadDetail(props: {
           <pre class="json">{JSON.stringify(data.data.state.values, null, 2)}</pre>
         </>
       ) : view === "checkpoints" ? (
-        <table class="list">
-          <thead>
-            <tr>
-              <th>Step</th>
-              <th>Checkpoint</th>
-              <th>Next</th>
-              <th>Source</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.data.history.map((s) => (
-              <tr key={s.checkpoint?.checkpoint_id}>
-                <td>{String((s.metadata as { step?: number } | null)?.step ?? "")}</td>
-                <td class="mono">{s.checkpoint?.checkpoint_id?.slice(0, 13)}</td>
-                <td>{s.next.join(", ")}</td>
-                <td>{String((s.metadata as { source?: string } | null)?.source ?? "")}</td>
-                <td>{s.created_at ? when(s.created_at) : ""}</td>
+        <>
+          <table class="list" id="checkpoints">
+            <thead>
+              <tr>
+                <th>Step</th>
+                <th>Checkpoint</th>
+                <th>Next</th>
+                <th>Source</th>
+                <th>Created</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.data.history.map((s) => (
+                <tr
+                  key={s.checkpoint?.checkpoint_id}
+                  data-checkpoint={s.checkpoint?.checkpoint_id}
+                  data-step={String((s.metadata as { step?: number } | null)?.step ?? "")}
+                  class={s.checkpoint?.checkpoint_id === editing ? "active" : ""}
+                >
+                  <td>{String((s.metadata as { step?: number } | null)?.step ?? "")}</td>
+                  <td class="mono">{s.checkpoint?.checkpoint_id?.slice(0, 13)}</td>
+                  <td>{s.next.join(", ")}</td>
+                  <td>{String((s.metadata as { source?: string } | null)?.source ?? "")}</td>
+                  <td>{s.created_at ? when(s.created_at) : ""}</td>
+                  <td>
+                    {s.checkpoint?.checkpoint_id && (
+                      <button
+                        type="button"
+                        class="small"
+                        onClick={() => setEditing(s.checkpoint?.checkpoint_id ?? null)}
+                      >
+                        Edit
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {edited?.checkpoint?.checkpoint_id && (
+            <CheckpointEditor
+              key={edited.checkpoint.checkpoint_id}
+              agent={agent}
+              threadId={threadId}
+              checkpointId={edited.checkpoint.checkpoint_id}
+              values={(edited.values ?? {}) as Record<string, unknown>}
+              stateSchema={data.data.stateSchema}
+              assistantId={data.data.assistantId}
+              onDone={() => {
+                setEditing(null);
+                setView("messages");
+                data.reload();
+              }}
+              onCancel={() => setEditing(null)}
+            />
+          )}
+        </>
       ) : (
         <table class="list" id="runs">
           <thead>

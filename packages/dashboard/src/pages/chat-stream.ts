@@ -1,10 +1,13 @@
 // Folding a run's stream into the chat's state: message chunks (messages-tuple) and interrupts.
 import { textOf, type WireMessage } from "../components/messages.js";
+import type { JsonSchema } from "../components/typed-form.js";
 
 /** An interrupt waiting for a resume value. */
 export interface PendingInterrupt {
   value: unknown;
   id?: string;
+  /** What the resume value must be (`interrupt(value, {responseSchema})`, LangGraph JS 1.4+). */
+  responseSchema?: JsonSchema;
 }
 
 /**
@@ -76,8 +79,23 @@ function parsedOr(text: string): unknown {
 export function interruptsOf(update: unknown): PendingInterrupt[] {
   const raw = (update as { __interrupt__?: unknown } | null)?.__interrupt__;
   return Array.isArray(raw)
-    ? raw.map((i) => ({ value: (i as { value?: unknown }).value, id: (i as { id?: string }).id }))
+    ? raw.map((i) => pendingOf(i as { value?: unknown; id?: string; response_schema?: unknown }))
     : [];
+}
+
+/** An interrupt as the server sends it (in a stream's `__interrupt__` or a state's tasks). */
+export function pendingOf(raw: {
+  value?: unknown;
+  id?: string | undefined;
+  response_schema?: unknown;
+}): PendingInterrupt {
+  return {
+    value: raw.value,
+    ...(raw.id ? { id: raw.id } : {}),
+    ...(raw.response_schema && typeof raw.response_schema === "object"
+      ? { responseSchema: raw.response_schema as JsonSchema }
+      : {}),
+  };
 }
 
 /** What a resume form's text means: JSON when it parses, else the text itself. */

@@ -1,4 +1,5 @@
 import type { Deployment, Revision } from "../api/types.js";
+import { StudioLink } from "../components/studio-link.js";
 import { ErrorBox, Loading, StatusBadge, Tabs } from "../components/ui.js";
 import { useSession } from "../context.js";
 import { isSettled, shortId } from "../format.js";
@@ -67,6 +68,7 @@ export function DeploymentPage({ id, tab }: { id: string; tab: string }) {
             : "no revision serving yet"}
           {d.status !== "READY" && ` · deployment ${d.status}`}
         </span>
+        {d.active_revision_id && <StudioLink deploymentId={d.id} />}
       </div>
       <ErrorBox error={loaded.error} />
       <Tabs

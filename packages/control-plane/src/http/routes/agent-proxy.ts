@@ -1,8 +1,10 @@
 import fastifyCors from "@fastify/cors";
 import replyFrom from "@fastify/reply-from";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { UnauthorizedError } from "../../errors.js";
 import type { AgentGateway } from "../../services/agent-gateway.js";
 import type { AuthService } from "../../services/auth.js";
+import type { StudioLinks } from "../../services/studio-links.js";
 
 /** The header carrying a deployment's agent server credential (only this proxy sends it). */
 export const AGENT_TOKEN_HEADER = "x-berth-agent-token";
@@ -19,8 +21,8 @@ const CORS_METHODS = ["GET", "HEAD", "PUT", "POST", "DELETE", "PATCH"];
  * `%2F` a slash and an encoded CR/LF a character dropped. It goes to the deployment's own
  * upstream, so nothing in it can reach another agent.
  */
-export function forwardedTarget(rawUrl: string): string {
-  const rest = rawUrl.slice(rawUrl.indexOf("/agents/") + "/agents/".length);
+export function forwardedTarget(rawUrl: string, prefix = "/agents/"): string {
+  const rest = rawUrl.slice(rawUrl.indexOf(prefix) + prefix.length);
   const end = rest.search(/[/?]/);
   if (end < 0) return "/";
   return rest[end] === "/" ? rest.slice(end) : `/${rest.slice(end)}`;
@@ -39,7 +41,57 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * Browsers (LangGraph Studio, the dashboard) get CORS from the proxy itself: preflights carry no
  * key, so they are answered here without one; every real request still needs the key.
  */
-export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGateway, auth: AuthService) {
+export async function agentProxyRoutes(
+  app: FastifyInstance,
+  gateway: AgentGateway,
+  auth: AuthService,
+  studioLinks: StudioLinks,
+) {
+  /** Who calls and which deployment: by API key (`/agents/<id>`) or by a Studio link (`/studio/<token>`). */
+  type Caller = { tenantId: string; deploymentId: string; apiKey: string | undefined; prefix: string };
+  const byKey = async (request: FastifyRequest<{ Params: Record<string, string> }>): Promise<Caller> => {
+    const apiKey = header(request, "x-api-key");
+    const tenantId = await auth.authenticate({
+      apiKey,
+      authorization: apiKey ? undefined : header(request, "authorization"),
+      tenantId: header(request, "x-tenant-id"),
+    });
+    return { tenantId, deploymentId: request.params.deployment_id ?? "", apiKey, prefix: "/agents/" };
+  };
+  const byStudioLink = async (
+    request: FastifyRequest<{ Params: Record<string, string> }>,
+  ): Promise<Caller> => {
+    const grant = studioLinks.verify(request.params.token ?? "");
+    if (!grant) {
+      throw new UnauthorizedError(
+        "This Studio link is not valid or has expired: open Studio again from the deployment's page in the dashboard.",
+      );
+    }
+    // The link is the credential: a key Studio may send as well is not the control plane's to pass on.
+    return {
+      tenantId: grant.tenantId,
+      deploymentId: grant.deploymentId,
+      apiKey: undefined,
+      prefix: "/studio/",
+    };
+  };
+  await registerProxy(app, "/agents", "deployment_id", gateway, byKey);
+  await registerProxy(app, "/studio", "token", gateway, byStudioLink);
+}
+
+/** One proxy prefix: CORS for browsers, then `resolve` says who calls and which deployment. */
+async function registerProxy(
+  app: FastifyInstance,
+  prefix: string,
+  param: string,
+  gateway: AgentGateway,
+  resolve: (request: FastifyRequest<{ Params: Record<string, string> }>) => Promise<{
+    tenantId: string;
+    deploymentId: string;
+    apiKey: string | undefined;
+    prefix: string;
+  }>,
+) {
   await app.register(
     async (scope) => {
       scope.removeAllContentTypeParsers();
@@ -50,6 +102,16 @@ export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGatew
         methods: CORS_METHODS,
         strictPreflight: false,
         exposedHeaders: ["content-location", "x-pagination-total"],
+      });
+      // Chrome asks before a public page (Studio on smith.langchain.com) calls a private address
+      // (Private Network Access): the preflight must say yes.
+      scope.addHook("onSend", async (request, reply) => {
+        if (
+          request.method === "OPTIONS" &&
+          header(request, "access-control-request-private-network") === "true"
+        ) {
+          reply.header("access-control-allow-private-network", "true");
+        }
       });
       scope.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
       await scope.register(replyFrom, {
@@ -63,18 +125,13 @@ export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGatew
         },
       });
       const handler = async (
-        request: FastifyRequest<{ Params: { deployment_id: string; "*"?: string } }>,
+        request: FastifyRequest<{ Params: Record<string, string> }>,
         reply: FastifyReply,
       ) => {
-        const apiKey = header(request, "x-api-key");
-        const tenantId = await auth.authenticate({
-          apiKey,
-          authorization: apiKey ? undefined : header(request, "authorization"),
-          tenantId: header(request, "x-tenant-id"),
-        });
-        const upstream = await gateway.upstream(tenantId, request.params.deployment_id);
+        const { tenantId, deploymentId, apiKey, prefix: marker } = await resolve(request);
+        const upstream = await gateway.upstream(tenantId, deploymentId);
         reply.raw.once("close", () => upstream.release());
-        const target = `${upstream.url}${forwardedTarget(request.raw.url ?? request.url)}`;
+        const target = `${upstream.url}${forwardedTarget(request.raw.url ?? request.url, marker)}`;
         return reply.from(target, {
           // The proxy's CORS headers stand; the agent's own would duplicate them.
           rewriteHeaders: (headers) =>
@@ -102,9 +159,9 @@ export async function agentProxyRoutes(app: FastifyInstance, gateway: AgentGatew
       };
       // reply-from logs every forwarded request at info; only its warnings are worth a line here.
       const options = { logLevel: "warn" as const, schema: { hide: true } };
-      scope.all("/:deployment_id", options, handler);
-      scope.all("/:deployment_id/*", options, handler);
+      scope.all(`/:${param}`, options, handler);
+      scope.all(`/:${param}/*`, options, handler);
     },
-    { prefix: "/agents" },
+    { prefix },
   );
 }
