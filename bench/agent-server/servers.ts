@@ -67,6 +67,7 @@ function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     "LANGCHAIN_TRACING_V2",
     "PORT",
     "BERTH_PORT",
+    "BERTH_WORKERS",
   ]) {
     delete env[key];
   }
@@ -232,7 +233,8 @@ const BERTH_DIST = path.join(REPO_ROOT, "packages", "cli", "dist", "main.js");
 export async function startBerth(
   dataDir: string,
   options: {
-    workers?: number;
+    /** "default": no --workers flag, what `berth dev` does by itself (the chat bench's "defaults"). */
+    workers?: number | "default";
     /** Another project than examples/react-agent (schemas.ts: one with its own node_modules). */
     config?: string;
     env?: Record<string, string>;
@@ -245,7 +247,7 @@ export async function startBerth(
     );
   }
   return startProcess({
-    name: workers === 1 ? "Berth" : `Berth --workers ${workers}`,
+    name: workers === "default" ? "Berth defaults" : workers === 1 ? "Berth" : `Berth --workers ${workers}`,
     command: process.execPath,
     argv: [
       BERTH_CLI,
@@ -257,8 +259,7 @@ export async function startBerth(
       "--data-dir",
       dataDir,
       "--no-watch",
-      "--workers",
-      String(workers),
+      ...(workers === "default" ? [] : ["--workers", String(workers)]),
     ],
     cwd: options.config ? path.dirname(options.config) : REPO_ROOT,
     // No start-up parse of the graphs' TypeScript types unless asked (schemas.ts): a one-off of
