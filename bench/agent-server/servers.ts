@@ -238,6 +238,8 @@ export async function startBerth(
     /** Another project than examples/react-agent (schemas.ts: one with its own node_modules). */
     config?: string;
     env?: Record<string, string>;
+    /** Options for node itself, before the CLI (profile-chat.ts: --cpu-prof, not allowed in NODE_OPTIONS). */
+    nodeArgs?: string[];
   } = {},
 ): Promise<RunningServer> {
   const workers = options.workers ?? 1;
@@ -250,6 +252,7 @@ export async function startBerth(
     name: workers === "default" ? "Berth defaults" : workers === 1 ? "Berth" : `Berth --workers ${workers}`,
     command: process.execPath,
     argv: [
+      ...(options.nodeArgs ?? []),
       BERTH_CLI,
       "dev",
       "--config",

@@ -3,6 +3,7 @@ import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
 import { mergeRunMetadata } from "../checkpoint-metadata.js";
+import { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { CheckpointAdmin } from "../types.js";
 
 /** The official PostgreSQL checkpointer, storing run context in checkpoint metadata. */
@@ -22,7 +23,7 @@ export function postgresCheckpointer(
   pool: pg.Pool,
   schema: string,
 ): { saver: BerthPostgresSaver; admin: CheckpointAdmin } {
-  const saver = new BerthPostgresSaver(pool, undefined, { schema });
+  const saver = new BerthPostgresSaver(pool, new CheckpointSerializer(), { schema });
   const t = (table: string) => `"${schema}".${table}`;
   // Checkpoints of a run: its id is in the (JSONB) metadata the saver wrote.
   const ofRun = `select checkpoint_id from ${t("checkpoints")} where thread_id = $1 and metadata->>'run_id' = $2`;

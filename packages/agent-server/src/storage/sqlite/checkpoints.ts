@@ -3,6 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Checkpoint, CheckpointMetadata, PendingWrite } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { mergeRunMetadata, streamFlushed } from "../checkpoint-metadata.js";
+import { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { CheckpointAdmin } from "../types.js";
 import { SHARED_MMAP_BYTES } from "./database.js";
 
@@ -39,7 +40,7 @@ export function openSqliteCheckpointer(
 } {
   const db = openSqliteFile(file, { backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (options.shared) db.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
-  const saver = new BerthSqliteSaver(db);
+  const saver = new BerthSqliteSaver(db, new CheckpointSerializer());
   saver.init();
   // The saver stores metadata as JSON text in a BLOB column; its own filters read it the same way.
   const runCheckpoints =

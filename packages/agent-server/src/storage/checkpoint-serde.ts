@@ -1,0 +1,206 @@
+import { randomUUID } from "node:crypto";
+import { load } from "@langchain/core/load";
+import { isBaseMessage } from "@langchain/core/messages";
+import { DeltaSnapshot, JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+
+/**
+ * The official checkpoint format (LangGraph's JsonPlusSerializer: same bytes written, same values
+ * read), at a cost that does not grow with every step of a long thread.
+ *
+ * Why: a chat thread's checkpoint holds its whole message list, and LangGraph saves one per step
+ * (echo: 3 per run, the ReAct agent: 5). The official serializer turns every message into its
+ * LangChain constructor form (`toJSON`, aliases, key mapping) at every save, and reads them back
+ * through an `await` per JSON value. Profiled on the chat bench (issue 31), that was most of the
+ * CPU that grew with the thread.
+ *
+ * - Writing: a message's JSON is kept per message object (WeakMap) and spliced into the
+ *   checkpoint's JSON, so a message is serialised once, not at every step. A message read from a
+ *   checkpoint keeps the JSON it was loaded from (what the official reader hands to `load` too):
+ *   those bytes load back to the same message, so the next run's saves write only its new ones.
+ *   LangGraph never changes a message once it is in a checkpoint (the messages reducer gives ids
+ *   to new messages before they are stored); the entry is still dropped when its id or content
+ *   changed, the two fields graph code might overwrite in place.
+ * - Reading: the same revival rules, applied synchronously; only LangChain objects (messages)
+ *   wait for `load`, all at once. Anything unusual (a Set or Map holding messages) falls back to
+ *   the official reader.
+ */
+export class CheckpointSerializer implements SerializerProtocol {
+  private readonly base = new JsonPlusSerializer();
+  private readonly memo = new WeakMap<object, { json: string; id: unknown; content: unknown }>();
+  /** A token per spliced message: NUL (escaped by JSON) + a per-instance nonce, never user text. */
+  private readonly tokenPrefix = `\u0000${randomUUID()}:`;
+  private readonly decoder = new TextDecoder();
+  private readonly encoder = new TextEncoder();
+
+  async dumpsTyped(data: unknown): Promise<[string, Uint8Array]> {
+    if (data instanceof Uint8Array) return this.base.dumpsTyped(data);
+    const spliced: string[] = [];
+    const shallow = this.substitute(data, spliced, 0);
+    if (spliced.length === 0) return this.base.dumpsTyped(data);
+    const [type, bytes] = await this.base.dumpsTyped(shallow);
+    const text = this.decoder.decode(bytes);
+    // The token as JSON writes it: the NUL is escaped as \u0000.
+    const needle = JSON.stringify(this.tokenPrefix).slice(0, -1);
+    const parts: string[] = [];
+    let from = 0;
+    for (let at = text.indexOf(needle, from); at >= 0; at = text.indexOf(needle, from)) {
+      const end = text.indexOf('"', at + needle.length);
+      const index = Number(text.slice(at + needle.length, end));
+      parts.push(text.slice(from, at), spliced[index] ?? "null");
+      from = end + 1;
+    }
+    parts.push(text.slice(from));
+    return [type, this.encoder.encode(parts.join(""))];
+  }
+
+  async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+    if (type !== "json") return this.base.loadsTyped(type, data);
+    const text = typeof data === "string" ? data : this.decoder.decode(data);
+    const root = { value: JSON.parse(text) as unknown };
+    const walk: Walk = {
+      pending: [],
+      fallback: false,
+      loaded: (json, message) => this.remember(message, json),
+    };
+    revive(root, "value", walk, false);
+    if (walk.fallback) return this.base.loadsTyped(type, text);
+    await Promise.all(walk.pending);
+    return root.value;
+  }
+
+  /**
+   * A copy of the plain containers around the messages, each message replaced by a token and its
+   * JSON (memoised) pushed to `spliced`. Depth 4 reaches a checkpoint's channel values' lists.
+   */
+  private substitute(value: unknown, spliced: string[], depth: number): unknown {
+    if (value === null || typeof value !== "object") return value;
+    if (isBaseMessage(value)) return `${this.tokenPrefix}${spliced.push(this.messageJson(value)) - 1}`;
+    if (depth >= 4) return value;
+    if (Array.isArray(value)) return value.map((item) => this.substitute(item, spliced, depth + 1));
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return value;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      out[key] = this.substitute((value as Record<string, unknown>)[key], spliced, depth + 1);
+    }
+    return out;
+  }
+
+  private messageJson(message: object): string {
+    const { id, content } = message as { id?: unknown; content?: unknown };
+    const kept = this.memo.get(message);
+    if (kept && kept.id === id && kept.content === content) return kept.json;
+    // The official writer on the message alone: JSON.stringify writes an array's items the same way.
+    const json = this.decoder.decode(
+      (this.base as unknown as { _dumps(v: unknown): Uint8Array })._dumps(message),
+    );
+    this.remember(message, json);
+    return json;
+  }
+
+  private remember(message: unknown, json: string): void {
+    if (typeof message !== "object" || message === null || !isBaseMessage(message)) return;
+    const { id, content } = message as { id?: unknown; content?: unknown };
+    this.memo.set(message, { json, id, content });
+  }
+}
+
+interface Walk {
+  pending: Promise<void>[];
+  fallback: boolean;
+  /** A message read: the JSON it was built from is its memoised JSON (it loads back to the same). */
+  loaded(json: string, message: unknown): void;
+}
+
+type Json = Record<string, unknown>;
+
+const isLangChainSerialized = (v: Json) => v.lc === 1 && v.type === "constructor" && Array.isArray(v.id);
+
+/**
+ * JsonPlusSerializer's `_reviver`, in place on freshly parsed JSON: children first, then the
+ * record itself. LangChain objects are handed to `load` (async) and written back when it answers;
+ * those nested inside another LangChain object are left as JSON, as `load` revives them itself.
+ */
+function revive(holder: Json | unknown[], key: string | number, walk: Walk, insideLc: boolean): void {
+  const value = (holder as Json)[key as string];
+  if (value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) revive(value, i, walk, insideLc);
+    return;
+  }
+  const record = value as Json;
+  const lc = isLangChainSerialized(record);
+  const pendingBefore = walk.pending.length;
+  for (const k of Object.keys(record)) revive(record, k, walk, insideLc || lc);
+  if (record.lc === 2) {
+    if (record.type === "undefined") {
+      (holder as Json)[key as string] = undefined;
+      return;
+    }
+    const special = record.type === "delta_snapshot" || record.type === "constructor";
+    // A Set, Map or snapshot holding LangChain objects would be built before they are loaded.
+    if (special && walk.pending.length > pendingBefore) {
+      walk.fallback = true;
+      return;
+    }
+    if (record.type === "delta_snapshot" && Object.hasOwn(record, "value")) {
+      (holder as Json)[key as string] = new DeltaSnapshot(record.value);
+      return;
+    }
+    if (record.type === "constructor") {
+      const built = reviveConstructor(record);
+      if (built !== undefined) (holder as Json)[key as string] = built;
+      return;
+    }
+  }
+  if (lc && !insideLc) {
+    const json = JSON.stringify(record);
+    walk.pending.push(
+      load(json).then((loaded) => {
+        (holder as Json)[key as string] = loaded;
+        walk.loaded(json, loaded);
+      }),
+    );
+  }
+}
+
+/** The closed set of lc:2 constructor records JsonPlusSerializer writes (never a method call). */
+function reviveConstructor(record: Json): unknown {
+  const id = record.id;
+  const name = Array.isArray(id) && id.length === 1 ? id[0] : undefined;
+  const args = record.args;
+  const method = record.method;
+  const noMethod = method === undefined || method === null;
+  const singleArray = Array.isArray(args) && args.length === 1 && Array.isArray(args[0]);
+  const first = Array.isArray(args) ? (args[0] as unknown) : undefined;
+  if (name === "Set" && noMethod) return singleArray ? new Set(first as unknown[]) : undefined;
+  if (name === "Map" && noMethod) {
+    if (!singleArray || !(first as unknown[]).every((e) => Array.isArray(e) && e.length === 2)) return;
+    return new Map(first as Array<[unknown, unknown]>);
+  }
+  if (name === "RegExp" && noMethod) {
+    if (
+      !Array.isArray(args) ||
+      args.length !== 2 ||
+      typeof args[0] !== "string" ||
+      typeof args[1] !== "string"
+    )
+      return;
+    try {
+      return new RegExp(args[0], args[1]);
+    } catch {
+      return;
+    }
+  }
+  if (name === "Error" && noMethod) {
+    if (!Array.isArray(args) || args.length !== 1 || typeof args[0] !== "string") return;
+    return new Error(args[0]);
+  }
+  if (name === "Uint8Array" && (noMethod || method === "from")) {
+    if (!singleArray) return;
+    const bytes = first as unknown[];
+    if (!bytes.every((b) => typeof b === "number" && Number.isInteger(b) && b >= 0 && b <= 255)) return;
+    return new Uint8Array(bytes as number[]);
+  }
+  return undefined;
+}
