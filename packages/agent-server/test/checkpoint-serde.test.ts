@@ -113,6 +113,21 @@ describe("CheckpointSerializer", () => {
     assert.match(text(ourBytes), /next turn/);
   });
 
+  it("reuses a message read before from the same stored JSON, unless its id or content changed since", async () => {
+    const ours = new CheckpointSerializer();
+    const [type, stored] = await official.dumpsTyped({ messages: conversation(2) });
+    const first = (await ours.loadsTyped(type, stored)) as { messages: HumanMessage[] };
+    const second = (await ours.loadsTyped(type, stored)) as { messages: HumanMessage[] };
+    assert.equal(second.messages[0], first.messages[0]);
+    assert.equal(second.messages[4], first.messages[4]);
+    (first.messages[0] as HumanMessage).content = "edited in place";
+    const third = (await ours.loadsTyped(type, stored)) as { messages: HumanMessage[] };
+    assert.notEqual(third.messages[0], first.messages[0]);
+    assert.equal(third.messages[0]?.content, "What is 0 + 1?");
+    assert.ok(third.messages[0] instanceof HumanMessage);
+    assert.deepEqual(third, await official.loadsTyped(type, stored));
+  });
+
   it("leaves an unknown or method-calling constructor record inert, as the official reader does", async () => {
     const ours = new CheckpointSerializer();
     const hostile = JSON.stringify({

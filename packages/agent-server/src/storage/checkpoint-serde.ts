@@ -21,12 +21,14 @@ import { DeltaSnapshot, JsonPlusSerializer, type SerializerProtocol } from "@lan
  *   to new messages before they are stored); the entry is still dropped when its id or content
  *   changed, the two fields graph code might overwrite in place.
  * - Reading: the same revival rules, applied synchronously; only LangChain objects (messages)
- *   wait for `load`, all at once. Anything unusual (a Set or Map holding messages) falls back to
- *   the official reader.
+ *   wait for `load`, all at once, and a message read before from the same stored JSON is reused
+ *   (ReadMessages). Anything unusual (a Set or Map holding messages) falls back to the official
+ *   reader.
  */
 export class CheckpointSerializer implements SerializerProtocol {
   private readonly base = new JsonPlusSerializer();
   private readonly memo = new WeakMap<object, { json: string; id: unknown; content: unknown }>();
+  private readonly read = new ReadMessages();
   /** A token per spliced message: NUL (escaped by JSON) + a per-instance nonce, never user text. */
   private readonly tokenPrefix = `\u0000${randomUUID()}:`;
   private readonly decoder = new TextDecoder();
@@ -59,8 +61,13 @@ export class CheckpointSerializer implements SerializerProtocol {
     const root = { value: JSON.parse(text) as unknown };
     const walk: Walk = {
       pending: [],
+      messages: 0,
       fallback: false,
-      loaded: (json, message) => this.remember(message, json),
+      loaded: (key, json, message) => {
+        this.remember(message, json);
+        this.read.keep(key, message);
+      },
+      reuse: (key) => this.read.reuse(key),
     };
     revive(root, "value", walk, false);
     if (walk.fallback) return this.base.loadsTyped(type, text);
@@ -107,9 +114,56 @@ export class CheckpointSerializer implements SerializerProtocol {
 
 interface Walk {
   pending: Promise<void>[];
+  /** LangChain objects met (loaded or reused). */
+  messages: number;
   fallback: boolean;
-  /** A message read: the JSON it was built from is its memoised JSON (it loads back to the same). */
-  loaded(json: string, message: unknown): void;
+  /**
+   * A message loaded from `json` (its stored form `key`): that JSON is its memoised JSON (it loads
+   * back to the same message), and the next read of `key` may reuse it.
+   */
+  loaded(key: string, json: string, message: unknown): void;
+  reuse(key: string): object | undefined;
+}
+
+/** Characters of stored message JSON whose messages are kept for the next read (~8 MB of keys). */
+const READ_CACHE_CHARS = 4_000_000;
+
+/**
+ * Messages read from checkpoints, by the exact JSON they were stored as, least recently used
+ * first: a chat thread's next run reads the same history again, and building each message through
+ * LangChain's `load` was the largest cost that grew with the thread. A message is reused only while
+ * its id and content are still the ones it was read with (LangGraph treats state as immutable;
+ * graph code that edits a message in place most likely edits those).
+ */
+class ReadMessages {
+  private readonly byJson = new Map<string, { message: object; id: unknown; content: unknown }>();
+  private chars = 0;
+
+  reuse(key: string): object | undefined {
+    const entry = this.byJson.get(key);
+    if (!entry) return undefined;
+    const { id, content } = entry.message as { id?: unknown; content?: unknown };
+    this.byJson.delete(key);
+    if (id !== entry.id || content !== entry.content) {
+      this.chars -= key.length;
+      return undefined;
+    }
+    this.byJson.set(key, entry);
+    return entry.message;
+  }
+
+  keep(key: string, message: unknown): void {
+    if (typeof message !== "object" || message === null || !isBaseMessage(message)) return;
+    if (key.length > READ_CACHE_CHARS / 100) return;
+    const { id, content } = message as { id?: unknown; content?: unknown };
+    if (!this.byJson.has(key)) this.chars += key.length;
+    this.byJson.set(key, { message, id, content });
+    for (const old of this.byJson.keys()) {
+      if (this.chars <= READ_CACHE_CHARS) break;
+      this.byJson.delete(old);
+      this.chars -= old.length;
+    }
+  }
 }
 
 type Json = Record<string, unknown>;
@@ -130,7 +184,16 @@ function revive(holder: Json | unknown[], key: string | number, walk: Walk, insi
   }
   const record = value as Json;
   const lc = isLangChainSerialized(record);
-  const pendingBefore = walk.pending.length;
+  const stored = lc && !insideLc ? JSON.stringify(record) : undefined;
+  if (stored !== undefined) {
+    walk.messages += 1;
+    const reused = walk.reuse(stored);
+    if (reused !== undefined) {
+      (holder as Json)[key as string] = reused;
+      return;
+    }
+  }
+  const messagesBefore = walk.messages;
   for (const k of Object.keys(record)) revive(record, k, walk, insideLc || lc);
   if (record.lc === 2) {
     if (record.type === "undefined") {
@@ -139,7 +202,7 @@ function revive(holder: Json | unknown[], key: string | number, walk: Walk, insi
     }
     const special = record.type === "delta_snapshot" || record.type === "constructor";
     // A Set, Map or snapshot holding LangChain objects would be built before they are loaded.
-    if (special && walk.pending.length > pendingBefore) {
+    if (special && walk.messages > messagesBefore) {
       walk.fallback = true;
       return;
     }
@@ -153,12 +216,12 @@ function revive(holder: Json | unknown[], key: string | number, walk: Walk, insi
       return;
     }
   }
-  if (lc && !insideLc) {
+  if (stored !== undefined) {
     const json = JSON.stringify(record);
     walk.pending.push(
       load(json).then((loaded) => {
         (holder as Json)[key as string] = loaded;
-        walk.loaded(json, loaded);
+        walk.loaded(stored, json, loaded);
       }),
     );
   }
