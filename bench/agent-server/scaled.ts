@@ -236,6 +236,9 @@ for (const graph of graphs) {
     const pg2 = ratio(rps("pg2"), rps("sqlite"));
     out.push(
       `- ${c} clients: 2 workers / 1 worker = ${scaling.toFixed(2)}× (target ≥ ${targetScaling}×) — ${verdict(scaling >= targetScaling)}`,
+    );
+    if (modelMs > 0) continue;
+    out.push(
       `- ${c} clients: PG + Redis 1 worker / SQLite = ${(pg1 * 100).toFixed(0)} % (target ≥ ${TARGET_PG_VS_SQLITE * 100} %) — ${verdict(pg1 >= TARGET_PG_VS_SQLITE)}; with 2 workers ${(pg2 * 100).toFixed(0)} %`,
     );
   }

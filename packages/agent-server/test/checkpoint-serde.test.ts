@@ -128,6 +128,29 @@ describe("CheckpointSerializer", () => {
     assert.deepEqual(third, await official.loadsTyped(type, stored));
   });
 
+  it("reads back a thread's last write with the very messages written, unless one changed since", async () => {
+    const ours = new CheckpointSerializer();
+    const value = checkpoint(conversation(3));
+    const [type, bytes] = await ours.dumpsTypedFor("thread-1", value);
+    const [, officialBytes] = await official.dumpsTyped(value);
+    assert.equal(text(bytes), text(officialBytes));
+    const expected = await official.loadsTyped(type, bytes);
+    const read = (await ours.loadsTyped(type, bytes)) as { channel_values: { messages: unknown[] } };
+    assert.deepEqual(read, expected);
+    assert.equal(read.channel_values.messages[4], value.channel_values.messages[4]);
+    // The rest is parsed afresh: editing it does not reach the next read.
+    (read.channel_values as Record<string, unknown>).when = "edited";
+    const again = (await ours.loadsTyped(type, bytes)) as { channel_values: Record<string, unknown> };
+    assert.deepEqual(again.channel_values.when, (expected as typeof again).channel_values.when);
+    // A message edited in place: the bytes are read, not the edited message handed out.
+    (value.channel_values.messages[0] as HumanMessage).content = "edited";
+    const fresh = (await ours.loadsTyped(type, bytes)) as { channel_values: { messages: HumanMessage[] } };
+    assert.equal(fresh.channel_values.messages[0]?.content, "What is 0 + 1?");
+    // A newer write for the same thread replaces the entry; the old bytes are then read normally.
+    await ours.dumpsTypedFor("thread-1", checkpoint(conversation(4)));
+    assert.deepEqual(await ours.loadsTyped(type, bytes), await official.loadsTyped(type, bytes));
+  });
+
   it("leaves an unknown or method-calling constructor record inert, as the official reader does", async () => {
     const ours = new CheckpointSerializer();
     const hostile = JSON.stringify({

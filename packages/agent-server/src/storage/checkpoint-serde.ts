@@ -2,6 +2,13 @@ import { randomUUID } from "node:crypto";
 import { load } from "@langchain/core/load";
 import { isBaseMessage } from "@langchain/core/messages";
 import { DeltaSnapshot, JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import {
+  fingerprint,
+  LatestWritten,
+  ReadMessages,
+  unchanged,
+  type Written,
+} from "./checkpoint-serde-caches.js";
 
 /**
  * The official checkpoint format (LangGraph's JsonPlusSerializer: same bytes written, same values
@@ -34,13 +41,47 @@ export class CheckpointSerializer implements SerializerProtocol {
   private readonly decoder = new TextDecoder();
   private readonly encoder = new TextEncoder();
 
+  private readonly written = new LatestWritten();
+
   async dumpsTyped(data: unknown): Promise<[string, Uint8Array]> {
-    if (data instanceof Uint8Array) return this.base.dumpsTyped(data);
+    const { type, bytes } = await this.dump(data);
+    return [type, bytes];
+  }
+
+  /**
+   * dumpsTyped for the latest value of `key` (a thread's checkpoint, or one channel of it): the
+   * next read of exactly these bytes, usually the thread's next run, gets the same messages back
+   * without parsing them (LatestWritten).
+   */
+  async dumpsTypedFor(key: string, data: unknown): Promise<[string, Uint8Array]> {
+    const { type, bytes, text, skeleton, messages } = await this.dump(data);
+    if (text !== undefined && skeleton !== undefined && messages !== undefined)
+      this.written.set(key, text, { skeleton, messages: messages.map(fingerprint) });
+    return [type, bytes];
+  }
+
+  private async dump(
+    data: unknown,
+  ): Promise<{ type: string; bytes: Uint8Array; text?: string; skeleton?: string; messages?: object[] }> {
+    if (data instanceof Uint8Array) {
+      const [type, bytes] = await this.base.dumpsTyped(data);
+      return { type, bytes };
+    }
     const spliced: string[] = [];
-    const shallow = this.substitute(data, spliced, 0);
-    if (spliced.length === 0) return this.base.dumpsTyped(data);
-    const [type, bytes] = await this.base.dumpsTyped(shallow);
-    const text = this.decoder.decode(bytes);
+    const objects: object[] = [];
+    const shallow = this.substitute(data, spliced, 0, objects);
+    if (spliced.length === 0) {
+      const [type, bytes] = await this.base.dumpsTyped(data);
+      return { type, bytes };
+    }
+    const [type, skeletonBytes] = await this.base.dumpsTyped(shallow);
+    const skeleton = this.decoder.decode(skeletonBytes);
+    const text = this.splice(skeleton, spliced);
+    return { type, bytes: this.encoder.encode(text), text, skeleton, messages: objects };
+  }
+
+  /** The skeleton's tokens replaced by the messages' JSON. */
+  private splice(text: string, spliced: string[]): string {
     // The token as JSON writes it: the NUL is escaped as \u0000.
     const needle = JSON.stringify(this.tokenPrefix).slice(0, -1);
     const parts: string[] = [];
@@ -52,12 +93,17 @@ export class CheckpointSerializer implements SerializerProtocol {
       from = end + 1;
     }
     parts.push(text.slice(from));
-    return [type, this.encoder.encode(parts.join(""))];
+    return parts.join("");
   }
 
   async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
     if (type !== "json") return this.base.loadsTyped(type, data);
     const text = typeof data === "string" ? data : this.decoder.decode(data);
+    const latest = this.written.get(text);
+    if (latest) {
+      const rebuilt = await this.rebuild(latest);
+      if (rebuilt.ok) return rebuilt.value;
+    }
     const root = { value: JSON.parse(text) as unknown };
     const walk: Walk = {
       pending: [],
@@ -79,18 +125,42 @@ export class CheckpointSerializer implements SerializerProtocol {
    * A copy of the plain containers around the messages, each message replaced by a token and its
    * JSON (memoised) pushed to `spliced`. Depth 4 reaches a checkpoint's channel values' lists.
    */
-  private substitute(value: unknown, spliced: string[], depth: number): unknown {
+  private substitute(value: unknown, spliced: string[], depth: number, objects: object[]): unknown {
     if (value === null || typeof value !== "object") return value;
-    if (isBaseMessage(value)) return `${this.tokenPrefix}${spliced.push(this.messageJson(value)) - 1}`;
+    if (isBaseMessage(value)) {
+      objects.push(value);
+      return `${this.tokenPrefix}${spliced.push(this.messageJson(value)) - 1}`;
+    }
     if (depth >= 4) return value;
-    if (Array.isArray(value)) return value.map((item) => this.substitute(item, spliced, depth + 1));
+    if (Array.isArray(value)) return value.map((item) => this.substitute(item, spliced, depth + 1, objects));
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return value;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      out[key] = this.substitute((value as Record<string, unknown>)[key], spliced, depth + 1);
+      out[key] = this.substitute((value as Record<string, unknown>)[key], spliced, depth + 1, objects);
     }
     return out;
+  }
+
+  /**
+   * The value last written as these bytes: its skeleton parsed and revived as any read would be,
+   * its tokens replaced by the very messages written, if none changed since (else not ok: read).
+   */
+  private async rebuild(latest: Written): Promise<{ ok: boolean; value?: unknown }> {
+    if (!latest.messages.every(unchanged)) return { ok: false };
+    const root = { value: JSON.parse(latest.skeleton) as unknown };
+    const walk: Walk = {
+      pending: [],
+      messages: 0,
+      fallback: false,
+      loaded: () => {},
+      reuse: () => undefined,
+    };
+    revive(root, "value", walk, false);
+    if (walk.fallback) return { ok: false };
+    await Promise.all(walk.pending);
+    const messages = latest.messages.map((m) => m.message);
+    return { ok: true, value: fillTokens(root.value, this.tokenPrefix, messages, 0) };
   }
 
   private messageJson(message: object): string {
@@ -112,6 +182,21 @@ export class CheckpointSerializer implements SerializerProtocol {
   }
 }
 
+/** The skeleton's token strings (at the depths `substitute` reaches) replaced by the messages. */
+function fillTokens(value: unknown, prefix: string, messages: object[], depth: number): unknown {
+  if (typeof value === "string")
+    return value.startsWith(prefix) ? messages[Number(value.slice(prefix.length))] : value;
+  if (value === null || typeof value !== "object" || depth >= 4) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) value[i] = fillTokens(value[i], prefix, messages, depth + 1);
+    return value;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) record[key] = fillTokens(record[key], prefix, messages, depth + 1);
+  return record;
+}
+
 interface Walk {
   pending: Promise<void>[];
   /** LangChain objects met (loaded or reused). */
@@ -123,47 +208,6 @@ interface Walk {
    */
   loaded(key: string, json: string, message: unknown): void;
   reuse(key: string): object | undefined;
-}
-
-/** Characters of stored message JSON whose messages are kept for the next read (~8 MB of keys). */
-const READ_CACHE_CHARS = 4_000_000;
-
-/**
- * Messages read from checkpoints, by the exact JSON they were stored as, least recently used
- * first: a chat thread's next run reads the same history again, and building each message through
- * LangChain's `load` was the largest cost that grew with the thread. A message is reused only while
- * its id and content are still the ones it was read with (LangGraph treats state as immutable;
- * graph code that edits a message in place most likely edits those).
- */
-class ReadMessages {
-  private readonly byJson = new Map<string, { message: object; id: unknown; content: unknown }>();
-  private chars = 0;
-
-  reuse(key: string): object | undefined {
-    const entry = this.byJson.get(key);
-    if (!entry) return undefined;
-    const { id, content } = entry.message as { id?: unknown; content?: unknown };
-    this.byJson.delete(key);
-    if (id !== entry.id || content !== entry.content) {
-      this.chars -= key.length;
-      return undefined;
-    }
-    this.byJson.set(key, entry);
-    return entry.message;
-  }
-
-  keep(key: string, message: unknown): void {
-    if (typeof message !== "object" || message === null || !isBaseMessage(message)) return;
-    if (key.length > READ_CACHE_CHARS / 100) return;
-    const { id, content } = message as { id?: unknown; content?: unknown };
-    if (!this.byJson.has(key)) this.chars += key.length;
-    this.byJson.set(key, { message, id, content });
-    for (const old of this.byJson.keys()) {
-      if (this.chars <= READ_CACHE_CHARS) break;
-      this.byJson.delete(old);
-      this.chars -= old.length;
-    }
-  }
 }
 
 type Json = Record<string, unknown>;

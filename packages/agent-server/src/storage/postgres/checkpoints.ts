@@ -4,7 +4,6 @@ import {
   type Checkpoint,
   type CheckpointMetadata,
   type PendingWrite,
-  type SerializerProtocol,
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
@@ -26,10 +25,10 @@ export class BerthPostgresSaver extends PostgresSaver {
 
   constructor(
     private readonly db: pg.Pool,
-    serde: SerializerProtocol,
+    private readonly serializer: CheckpointSerializer,
     options: { schema: string },
   ) {
-    super(db, serde, options);
+    super(db, serializer, options);
     const t = (table: string) => `"${options.schema}".${table}`;
     this.tables = {
       checkpoints: t("checkpoints"),
@@ -47,7 +46,7 @@ export class BerthPostgresSaver extends PostgresSaver {
     if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
     const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable;
     const [blobs, dumpedMetadata] = await Promise.all([
-      this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
+      this.dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(mergeRunMetadata(config, metadata)),
     ]);
     const values: unknown[] = [];
@@ -75,6 +74,34 @@ export class BerthPostgresSaver extends PostgresSaver {
       values,
     );
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * The official `_dumpBlobs` (one row per changed channel, "empty" for a channel with no value),
+   * each value serialised as its thread channel's latest (read back by the next run unparsed).
+   */
+  private dumpBlobs(
+    threadId: string,
+    ns: string,
+    values: Record<string, unknown>,
+    versions: ChannelVersions,
+  ) {
+    return Promise.all(
+      Object.entries(versions).map(async ([channel, version]) => {
+        const [type, value] =
+          channel in values
+            ? await this.serializer.dumpsTypedFor(`${threadId}\u0000${ns}\u0000${channel}`, values[channel])
+            : ["empty", null];
+        return [
+          threadId,
+          ns,
+          channel,
+          version.toString(),
+          type,
+          value ? new Uint8Array(value) : undefined,
+        ] as const;
+      }),
+    );
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
