@@ -22,6 +22,8 @@ const { values } = parseArgs({
     rounds: { type: "string" },
     seconds: { type: "string" },
     clients: { type: "string", default: "16" },
+    /** Also PostgreSQL + Redis with the roles apart (1 API + 1 worker process): CPU per run per role. */
+    split: { type: "boolean", default: false },
   },
 });
 const quick = values.quick === true;
@@ -42,14 +44,19 @@ interface Counts {
   redisBatches: number;
 }
 interface Mode {
-  key: "embedded" | "pg";
+  key: "embedded" | "pg" | "split";
   server: RunningServer;
   countsFile: string;
+  /** split: the worker process (`--role worker`) beside the API (`--role api`, `server`). */
+  worker?: { server: RunningServer; countsFile: string };
   pgApp?: string;
   samples: Array<{
     runs: number;
     perSecond: number;
     berth: number;
+    /** split: the API's and the worker's shares of `berth`. */
+    api?: number;
+    worker?: number;
     pgCpu?: number;
     redisCpu?: number;
     io: Counts;
@@ -66,6 +73,23 @@ const readCounts = (file: string): Counts =>
     redisByName: {},
     redisBatches: 0,
   };
+/** The API's and the worker's counts together (split mode). */
+function addCounts(a: Counts, b: Counts | undefined): Counts {
+  if (!b) return a;
+  const add = (x: Record<string, number>, y: Record<string, number>) => {
+    const out = { ...x };
+    for (const [k, v] of Object.entries(y)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  return {
+    pgQueries: a.pgQueries + b.pgQueries,
+    pgByVerb: add(a.pgByVerb, b.pgByVerb),
+    pgByText: add(a.pgByText ?? {}, b.pgByText ?? {}),
+    redisCommands: a.redisCommands + b.redisCommands,
+    redisByName: add(a.redisByName, b.redisByName),
+    redisBatches: a.redisBatches + b.redisBatches,
+  };
+}
 const diff = (a: Record<string, number>, b: Record<string, number>) =>
   Object.fromEntries(Object.keys(b).map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)]));
 
@@ -104,6 +128,7 @@ async function main() {
     return rows.reduce((sum, r) => sum + processCpuMs(r.pid), 0);
   };
   const modes: Mode[] = [];
+  const schemasToDrop = [schema];
   log(
     `prod bench: ${graphId}, ${clients} clients, ${rounds} rounds of ${seconds} s; load average ${loadAverage()}`,
   );
@@ -142,6 +167,39 @@ async function main() {
         },
       }),
     });
+    if (values.split) {
+      const splitSchema = `${schema}_split`;
+      const apiCounts = path.join(tmp, "split-api.json");
+      const workerCounts = path.join(tmp, "split-worker.json");
+      const env = (counts: string, role: string) => ({
+        DATABASE_URI: databaseUrl,
+        REDIS_URI: redisUrl,
+        BERTH_DATABASE_SCHEMA: splitSchema,
+        REDIS_KEY_PREFIX: `${splitSchema}:`,
+        BERTH_BENCH_IO_COUNTS: counts,
+        BERTH_BENCH_PG_APP: splitSchema,
+        BERTH_ROLE: role,
+      });
+      schemasToDrop.push(splitSchema);
+      // The API first: it migrates the schema.
+      const api = await startBerthServe({ name: "split api", nodeArgs: preload, env: env(apiCounts, "api") });
+      const worker = await startBerthServe({
+        name: "split worker",
+        nodeArgs: preload,
+        env: env(workerCounts, "worker"),
+      }).catch(async (error: unknown) => {
+        await api.stop();
+        throw error;
+      });
+      modes.push({
+        key: "split",
+        countsFile: apiCounts,
+        pgApp: splitSchema,
+        samples: [],
+        server: api,
+        worker: { server: worker, countsFile: workerCounts },
+      });
+    }
     for (const mode of modes) {
       await warmUp(mode.server.url, graphId, quick ? 3 : 20);
       await warmUpUnderLoad(mode.server.url, graphId, clients, quick ? 500 : 5_000);
@@ -149,7 +207,8 @@ async function main() {
     for (let round = 0; round < rounds; round += 1) {
       const order = round % 2 === 0 ? modes : [...modes].reverse();
       for (const mode of order) {
-        const io0 = readCounts(mode.countsFile);
+        const io0 = addCounts(readCounts(mode.countsFile), mode.worker && readCounts(mode.worker.countsFile));
+        const worker0 = mode.worker?.server.cpuMs() ?? 0;
         const pg0 = mode.pgApp ? await backendCpu(mode.pgApp) : undefined;
         const redis0 = redisPid ? processCpuMs(redisPid) : undefined;
         const berth0 = mode.server.cpuMs() ?? 0;
@@ -161,15 +220,17 @@ async function main() {
           "http",
         );
         const berth1 = mode.server.cpuMs() ?? 0;
+        const worker1 = mode.worker?.server.cpuMs() ?? 0;
         const redis1 = redisPid ? processCpuMs(redisPid) : undefined;
         const pg1 = mode.pgApp ? await backendCpu(mode.pgApp) : undefined;
         await new Promise((resolve) => setTimeout(resolve, 300)); // the preload writes every 200 ms
-        const io1 = readCounts(mode.countsFile);
+        const io1 = addCounts(readCounts(mode.countsFile), mode.worker && readCounts(mode.worker.countsFile));
         const runs = Math.max(1, load.phase.completed);
         mode.samples.push({
           runs,
           perSecond: load.phase.perSecond,
-          berth: (berth1 - berth0) / runs,
+          berth: (berth1 - berth0 + worker1 - worker0) / runs,
+          ...(mode.worker ? { api: (berth1 - berth0) / runs, worker: (worker1 - worker0) / runs } : {}),
           ...(pg0 !== undefined && pg1 !== undefined ? { pgCpu: (pg1 - pg0) / runs } : {}),
           ...(redis0 !== undefined && redis1 !== undefined ? { redisCpu: (redis1 - redis0) / runs } : {}),
           io: {
@@ -182,7 +243,7 @@ async function main() {
           },
         });
         log(
-          `round ${round + 1} ${mode.key}: ${load.phase.perSecond.toFixed(1)} runs/s, Berth ${((berth1 - berth0) / runs).toFixed(2)} ms CPU/run` +
+          `round ${round + 1} ${mode.key}: ${load.phase.perSecond.toFixed(1)} runs/s, Berth ${((berth1 - berth0 + worker1 - worker0) / runs).toFixed(2)} ms CPU/run` +
             (pg0 !== undefined && pg1 !== undefined
               ? `, PostgreSQL ${((pg1 - pg0) / runs).toFixed(2)} ms/run`
               : "") +
@@ -193,8 +254,9 @@ async function main() {
     }
     log(report(modes));
   } finally {
-    await Promise.all(modes.map((m) => m.server.stop()));
-    await admin.query(`drop schema if exists "${schema}" cascade`).catch(() => {});
+    await Promise.all(modes.flatMap((m) => [m.server.stop(), m.worker?.server.stop()]));
+    for (const name of schemasToDrop)
+      await admin.query(`drop schema if exists "${name}" cascade`).catch(() => {});
     await admin.end();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
@@ -207,28 +269,40 @@ const median = (xs: number[]) => {
 
 function report(modes: Mode[]): string {
   const [embedded, pgMode] = modes as [Mode, Mode];
+  const title: Record<Mode["key"], string> = {
+    embedded: "embedded (SQLite)",
+    pg: "PostgreSQL + Redis",
+    split: "PG + Redis, 1 API + 1 worker",
+  };
   const lines = [
     "",
-    "| per run (median of rounds) | embedded (SQLite) | PostgreSQL + Redis |",
-    "|---|---:|---:|",
+    `| per run (median of rounds) | ${modes.map((m) => title[m.key]).join(" | ")} |`,
+    `|---|${modes.map(() => "---:|").join("")}`,
   ];
   const cell = (m: Mode, f: (s: Mode["samples"][number]) => number | undefined, d = 2) => {
     const xs = m.samples.map(f).filter((x): x is number => x !== undefined);
     return xs.length ? median(xs).toFixed(d) : "—";
   };
-  lines.push(
-    `| runs/s, ${clients} clients | ${cell(embedded, (s) => s.perSecond, 1)} | ${cell(pgMode, (s) => s.perSecond, 1)} |`,
-  );
-  lines.push(`| Berth CPU ms/run | ${cell(embedded, (s) => s.berth)} | ${cell(pgMode, (s) => s.berth)} |`);
-  lines.push(`| PostgreSQL backends' CPU ms/run | — | ${cell(pgMode, (s) => s.pgCpu)} |`);
-  lines.push(
-    `| redis-server CPU ms/run (shared with other users of this Redis) | ${cell(embedded, (s) => s.redisCpu)} | ${cell(pgMode, (s) => s.redisCpu)} |`,
-  );
-  lines.push(
-    `| PostgreSQL statements (round trips)/run | — | ${cell(pgMode, (s) => s.io.pgQueries / s.runs)} |`,
-  );
-  lines.push(`| Redis commands/run | — | ${cell(pgMode, (s) => s.io.redisCommands / s.runs)} |`);
-  lines.push(`| Redis pipelines/run | — | ${cell(pgMode, (s) => s.io.redisBatches / s.runs)} |`);
+  const row = (
+    label: string,
+    f: (s: Mode["samples"][number]) => number | undefined,
+    d = 2,
+    embeddedToo = true,
+  ) =>
+    lines.push(
+      `| ${label} | ${modes.map((m) => (m.key === "embedded" && !embeddedToo ? "—" : cell(m, f, d))).join(" | ")} |`,
+    );
+  row(`runs/s, ${clients} clients`, (s) => s.perSecond, 1);
+  row("Berth CPU ms/run (all its processes)", (s) => s.berth);
+  if (modes.some((m) => m.worker)) {
+    row("… of which the API process", (s) => s.api);
+    row("… of which the worker process", (s) => s.worker);
+  }
+  row("PostgreSQL backends' CPU ms/run", (s) => s.pgCpu, 2, false);
+  row("redis-server CPU ms/run (shared with other users of this Redis)", (s) => s.redisCpu);
+  row("PostgreSQL statements (round trips)/run", (s) => s.io.pgQueries / s.runs, 2, false);
+  row("Redis commands/run", (s) => s.io.redisCommands / s.runs, 2, false);
+  row("Redis pipelines/run", (s) => s.io.redisBatches / s.runs, 2, false);
   const ratios = pgMode.samples.map((s, i) => s.berth / (embedded.samples[i]?.berth ?? Number.NaN));
   lines.push(
     "",
