@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
@@ -291,10 +292,10 @@ describe("berth dev --workers 1 and the defaults", () => {
       } finally {
         await single.stop();
       }
-      // Both commands serve from one process unless asked (issue 31: measured in docs/decisions.md).
+      const cores = os.availableParallelism();
       for (const [command, children] of [
         ["dev", 0],
-        ["serve", 0],
+        ["serve", cores > 1 ? cores : 0],
       ] as const) {
         const byDefault = await spawnBerth(
           [command, "--config", FIXTURE_CONFIG, "--port", "0", "--data-dir", temp.dir],

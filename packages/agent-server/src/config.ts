@@ -99,8 +99,9 @@ export interface AgentServerConfig {
   /** Runs are traced (LANGSMITH_TRACING / LANGCHAIN_TRACING_V2, read by LangChain itself): /info says so. */
   readonly tracing: boolean;
   /**
-   * Server processes on the embedded SQLite files (--workers, BERTH_WORKERS; default 1): above 1,
-   * a primary process supervises that many children sharing the port.
+   * Server processes on the embedded SQLite files (--workers, BERTH_WORKERS; default the number of
+   * cores for berth serve, 1 for berth dev): above 1, a primary process supervises that many
+   * children sharing the port.
    */
   readonly workers: number;
   /**
@@ -139,11 +140,9 @@ export interface AgentServerConfigInput {
     redisUrl?: string | undefined;
     workers?: string | number | undefined;
     /**
-     * Server processes when neither --workers nor BERTH_WORKERS says: 1 unless "cores" is asked.
-     * Both commands default to one: it is what the official dev server does (graph modules'
-     * in-memory state shared by every run of a thread), and on the chat bench (issue 31) a second
-     * process on the same SQLite files cost latency and CPU per run and lost throughput on 2 cores
-     * (docs/decisions.md).
+     * Server processes when neither --workers nor BERTH_WORKERS says: "cores" (berth serve) or 1
+     * (berth dev: one process, as the official dev server, so graph modules' in-memory state is
+     * shared by every run of a thread).
      */
     defaultWorkers?: "cores" | 1 | undefined;
   };
@@ -193,7 +192,7 @@ export function parseAgentServerConfig(input: AgentServerConfigInput): AgentServ
   const workers = parseWorkers(flags.workers ?? env.BERTH_WORKERS, {
     databaseUrl,
     waitForLock: waitForLock || sharedDataDir,
-    byDefault: flags.defaultWorkers === "cores" ? os.availableParallelism() : 1,
+    byDefault: flags.defaultWorkers === 1 ? 1 : os.availableParallelism(),
   });
   if (databaseSchema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(databaseSchema)) {
     throw new Error(`Invalid BERTH_DATABASE_SCHEMA: ${databaseSchema} (letters, digits and _, at most 63)`);

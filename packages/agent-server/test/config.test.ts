@@ -31,13 +31,9 @@ describe("parseAgentServerConfig", () => {
     );
   });
 
-  it("workers: one by default, one per core when asked, 1 on PostgreSQL or a hand-over, more refused there", () => {
+  it("workers: one per core by default on SQLite, 1 on PostgreSQL or a hand-over, more refused there", () => {
     const cores = os.availableParallelism();
-    assert.equal(parseAgentServerConfig({ flags: {}, env: {}, cwd: "/p" }).workers, 1);
-    assert.equal(
-      parseAgentServerConfig({ flags: { defaultWorkers: "cores" }, env: {}, cwd: "/p" }).workers,
-      cores,
-    );
+    assert.equal(parseAgentServerConfig({ flags: {}, env: {}, cwd: "/p" }).workers, cores);
     // berth dev: one process unless asked (the official dev server's, issue 29).
     assert.equal(parseAgentServerConfig({ flags: { defaultWorkers: 1 }, env: {}, cwd: "/p" }).workers, 1);
     assert.equal(

@@ -26,10 +26,14 @@ export interface Written {
   messages: Fingerprint[];
 }
 
-/** Threads (or thread channels) whose last write is kept, least recently written first. */
-const LATEST_KEYS = 1_024;
-/** Characters of written JSON kept as lookup keys at most (~32 MB). */
-const LATEST_CHARS = 16_000_000;
+/**
+ * Threads whose last write is kept, least recently written first: enough for 256 chats running at
+ * once (a thread's next run then finds its write); more only costs a parse. Bounded so that a
+ * server with many short threads (the soak) holds no more than this.
+ */
+const LATEST_KEYS = 256;
+/** Characters of written JSON kept as lookup keys at most (~16 MB). */
+const LATEST_CHARS = 8_000_000;
 
 /**
  * The last value written per thread (or per thread channel on PostgreSQL), by its exact JSON. A

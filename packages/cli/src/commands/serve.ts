@@ -17,7 +17,7 @@ export function registerServeCommand(program: Command): void {
     .option("--n-jobs-per-worker <n>", "runs a worker executes at the same time (env N_JOBS_PER_WORKER)")
     .option(
       "--workers <n>",
-      "server processes on the SQLite data directory, sharing the port (env BERTH_WORKERS; default 1: one process; measured in docs/decisions.md, issue 31)",
+      "server processes on the SQLite data directory, sharing the port (env BERTH_WORKERS; default: the number of cores; 1: one process)",
     )
     .addHelpText(
       "after",
