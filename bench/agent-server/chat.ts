@@ -18,7 +18,7 @@ import { GRAPH_IDS, type GraphId } from "./workload.js";
 const USAGE = `Usage: npm run bench:chat -- [--quick] [--graph echo|agent] [--skip-peer] [--skip-w2] [--client http|sdk]
 
 The official server (langgraphjs dev), Berth with its defaults (berth dev) and Berth --workers 2,
-one after the other, on the chat workload: threads kept and growing. Full: about 10 minutes on
+one after the other, on the chat workload: threads kept and growing. Full: 12–16 minutes on
 2 cores; --quick about 2 minutes (figures mean little).`;
 
 const started = nowMs();
