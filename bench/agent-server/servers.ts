@@ -57,8 +57,9 @@ export function freePort(): Promise<number> {
 
 /** Environment shared by both servers: quiet logs, the offline model, no tracing or telemetry. */
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  // A key in the developer's shell would swap the scripted model for a real, networked one.
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // A key in the developer's shell would swap the scripted model for a real, networked one; a
+  // database or Redis URL would take Berth out of its embedded mode unless the bench asks for it.
   for (const key of [
     "OPENAI_API_KEY",
     "LANGSMITH_TRACING",
@@ -67,10 +68,14 @@ function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     "LANGCHAIN_TRACING_V2",
     "PORT",
     "BERTH_PORT",
+    "BERTH_WORKERS",
+    "BERTH_ROLE",
+    "DATABASE_URI",
+    "REDIS_URI",
   ]) {
     delete env[key];
   }
-  return env;
+  return Object.assign(env, extra);
 }
 
 /**
@@ -232,10 +237,13 @@ const BERTH_DIST = path.join(REPO_ROOT, "packages", "cli", "dist", "main.js");
 export async function startBerth(
   dataDir: string,
   options: {
-    workers?: number;
+    /** "default": no --workers flag, what `berth dev` does by itself (the chat bench's "defaults"). */
+    workers?: number | "default";
     /** Another project than examples/react-agent (schemas.ts: one with its own node_modules). */
     config?: string;
     env?: Record<string, string>;
+    /** Options for node itself, before the CLI (profile-chat.ts: --cpu-prof, not allowed in NODE_OPTIONS). */
+    nodeArgs?: string[];
   } = {},
 ): Promise<RunningServer> {
   const workers = options.workers ?? 1;
@@ -245,9 +253,10 @@ export async function startBerth(
     );
   }
   return startProcess({
-    name: workers === 1 ? "Berth" : `Berth --workers ${workers}`,
+    name: workers === "default" ? "Berth defaults" : workers === 1 ? "Berth" : `Berth --workers ${workers}`,
     command: process.execPath,
     argv: [
+      ...(options.nodeArgs ?? []),
       BERTH_CLI,
       "dev",
       "--config",
@@ -257,8 +266,7 @@ export async function startBerth(
       "--data-dir",
       dataDir,
       "--no-watch",
-      "--workers",
-      String(workers),
+      ...(workers === "default" ? [] : ["--workers", String(workers)]),
     ],
     cwd: options.config ? path.dirname(options.config) : REPO_ROOT,
     // No start-up parse of the graphs' TypeScript types unless asked (schemas.ts): a one-off of
@@ -289,5 +297,42 @@ export async function startPeer(projectConfig: string): Promise<RunningServer> {
     cwd: PEER_DIR,
     env: serverEnv({ LOG_LEVEL: "warn", LANGGRAPH_CLI_NO_ANALYTICS: "1", BROWSER: "none" }),
     fixedUrl: `http://127.0.0.1:${port}`,
+  });
+}
+
+/**
+ * `berth serve` (the production entry point) in one process on a free port: on the embedded SQLite
+ * files of `dataDir`, or on PostgreSQL + Redis when `env` names them (DATABASE_URI, REDIS_URI).
+ */
+export async function startBerthServe(options: {
+  name: string;
+  dataDir?: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<RunningServer> {
+  if (!fs.existsSync(BERTH_DIST)) {
+    throw new Error(
+      `${path.relative(REPO_ROOT, BERTH_DIST)} is missing: run \`npm run build\` at the root first`,
+    );
+  }
+  return startProcess({
+    name: options.name,
+    command: process.execPath,
+    argv: [
+      ...(options.nodeArgs ?? []),
+      BERTH_CLI,
+      "serve",
+      "--config",
+      EXAMPLE_GRAPH_CONFIG,
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      ...(options.dataDir ? ["--data-dir", options.dataDir, "--workers", "1"] : []),
+    ],
+    cwd: REPO_ROOT,
+    // info: `berth serve` says where it listens in its one info line per start.
+    env: serverEnv({ BERTH_LOG_LEVEL: "info", BERTH_SCHEMA_WARMUP: "0", ...options.env }),
+    urlFromOutput: (text) => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1],
   });
 }

@@ -1,19 +1,140 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import {
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type PendingWrite,
+  WRITES_IDX_MAP,
+} from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
 import { mergeRunMetadata } from "../checkpoint-metadata.js";
+import { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { CheckpointAdmin } from "../types.js";
 
-/** The official PostgreSQL checkpointer, storing run context in checkpoint metadata. */
+/**
+ * The official PostgreSQL checkpointer, storing run context in checkpoint metadata, and writing a
+ * checkpoint or a task's writes in one statement each (issue 31). The official saver sends
+ * BEGIN, one INSERT per changed channel, the checkpoint's INSERT and COMMIT: 3–5 round trips per
+ * step, 22 of an echo run's 43 statements. Here the same rows go in one INSERT (the blobs in a
+ * data-modifying CTE, atomic with the checkpoint's row), with the official conflict rules; the
+ * rows, tables and reads are the official saver's.
+ */
 export class BerthPostgresSaver extends PostgresSaver {
-  override put(
+  private readonly tables: { checkpoints: string; blobs: string; writes: string };
+
+  constructor(
+    private readonly db: pg.Pool,
+    private readonly serializer: CheckpointSerializer,
+    options: { schema: string },
+  ) {
+    super(db, serializer, options);
+    const t = (table: string) => `"${options.schema}".${table}`;
+    this.tables = {
+      checkpoints: t("checkpoints"),
+      blobs: t("checkpoint_blobs"),
+      writes: t("checkpoint_writes"),
+    };
+  }
+
+  override async put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
+    const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable;
+    const [blobs, dumpedMetadata] = await Promise.all([
+      this.dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
+      this._dumpMetadata(mergeRunMetadata(config, metadata)),
+    ]);
+    const values: unknown[] = [];
+    const row = (items: unknown[]) => `(${items.map((item) => `$${values.push(item)}`).join(", ")})`;
+    const checkpointRow = row([
+      thread_id,
+      checkpoint_ns,
+      checkpoint.id,
+      checkpoint_id,
+      this._dumpCheckpoint(checkpoint),
+      dumpedMetadata,
+    ]);
+    const blobRows = blobs.map((blob) => row([...blob.slice(0, 5), blob[5] ?? null]));
+    const blobsCte = blobRows.length
+      ? `with blobs as (insert into ${this.tables.blobs} (thread_id, checkpoint_ns, channel, version, type, blob)
+         values ${blobRows.join(", ")}
+         on conflict (thread_id, checkpoint_ns, channel, version) do nothing) `
+      : "";
+    await this.db.query(
+      `${blobsCte}insert into ${this.tables.checkpoints}
+         (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+       values ${checkpointRow}
+       on conflict (thread_id, checkpoint_ns, checkpoint_id)
+       do update set checkpoint = excluded.checkpoint, metadata = excluded.metadata`,
+      values,
+    );
+    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * The official `_dumpBlobs` (one row per changed channel, "empty" for a channel with no value),
+   * each value serialised as its thread channel's latest (read back by the next run unparsed).
+   */
+  private dumpBlobs(
+    threadId: string,
+    ns: string,
+    values: Record<string, unknown>,
+    versions: ChannelVersions,
   ) {
-    return super.put(config, checkpoint, mergeRunMetadata(config, metadata), newVersions);
+    return Promise.all(
+      Object.entries(versions).map(async ([channel, version]) => {
+        const [type, value] =
+          channel in values
+            ? await this.serializer.dumpsTypedFor(`${threadId}\u0000${ns}\u0000${channel}`, values[channel])
+            : ["empty", null];
+        return [
+          threadId,
+          ns,
+          channel,
+          version.toString(),
+          type,
+          value ? new Uint8Array(value) : undefined,
+        ] as const;
+      }),
+    );
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    if (writes.length === 0) return;
+    const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const dumped = await this._dumpWrites(
+      config.configurable?.thread_id,
+      config.configurable?.checkpoint_ns,
+      config.configurable?.checkpoint_id,
+      taskId,
+      writes as [string, unknown][],
+    );
+    // Written one by one, a later write to the same (task, idx) replaced an earlier one (upsert)
+    // or lost to it (insert); one statement may not touch a row twice, so keep that one.
+    const byKey = new Map<string, (typeof dumped)[number]>();
+    for (const write of dumped) {
+      const key = `${write[3]}\u0000${write[4]}`;
+      if (upsert || !byKey.has(key)) byKey.set(key, write);
+    }
+    const values: unknown[] = [];
+    const rows = [...byKey.values()].map(
+      (write) => `(${write.map((item) => `$${values.push(item)}`).join(", ")})`,
+    );
+    await this.db.query(
+      `insert into ${this.tables.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+       values ${rows.join(", ")}
+       on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
+         upsert
+           ? "do update set channel = excluded.channel, type = excluded.type, blob = excluded.blob"
+           : "do nothing"
+       }`,
+      values,
+    );
   }
 }
 
@@ -22,7 +143,7 @@ export function postgresCheckpointer(
   pool: pg.Pool,
   schema: string,
 ): { saver: BerthPostgresSaver; admin: CheckpointAdmin } {
-  const saver = new BerthPostgresSaver(pool, undefined, { schema });
+  const saver = new BerthPostgresSaver(pool, new CheckpointSerializer(), { schema });
   const t = (table: string) => `"${schema}".${table}`;
   // Checkpoints of a run: its id is in the (JSONB) metadata the saver wrote.
   const ofRun = `select checkpoint_id from ${t("checkpoints")} where thread_id = $1 and metadata->>'run_id' = $2`;

@@ -1,16 +1,53 @@
 import { openSqliteFile } from "@berth-platform/server-kit";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { Checkpoint, CheckpointMetadata, PendingWrite } from "@langchain/langgraph-checkpoint";
+import {
+  type Checkpoint,
+  type CheckpointMetadata,
+  copyCheckpoint,
+  type PendingWrite,
+} from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import type { Database, Statement } from "better-sqlite3";
 import { mergeRunMetadata, streamFlushed } from "../checkpoint-metadata.js";
+import { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { CheckpointAdmin } from "../types.js";
 import { SHARED_MMAP_BYTES } from "./database.js";
 
-/** The official SQLite checkpointer, storing run context in checkpoint metadata. */
+/**
+ * The official SQLite checkpointer, storing run context in checkpoint metadata. `put` writes the
+ * official row as SqliteSaver does, with the checkpoint serialised as its thread's latest value
+ * (CheckpointSerializer.dumpsTypedFor: the thread's next run reads it back without parsing its
+ * messages) and the INSERT prepared once.
+ */
 export class BerthSqliteSaver extends SqliteSaver {
+  private insert: Statement | undefined;
+
+  constructor(
+    db: Database,
+    private readonly serializer: CheckpointSerializer,
+  ) {
+    super(db, serializer);
+  }
+
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
-    const stamped = await streamFlushed(config, metadata);
-    return super.put(config, checkpoint, mergeRunMetadata(config, stamped));
+    const stamped = mergeRunMetadata(config, await streamFlushed(config, metadata));
+    this.setup();
+    if (!config.configurable) throw new Error("Empty configuration supplied.");
+    const threadId = config.configurable.thread_id as string | undefined;
+    const ns = (config.configurable.checkpoint_ns as string | undefined) ?? "";
+    const parentId = config.configurable.checkpoint_id as string | undefined;
+    if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
+    const [[type, serializedCheckpoint], [metadataType, serializedMetadata]] = await Promise.all([
+      this.serializer.dumpsTypedFor(`${threadId}\u0000${ns}`, copyCheckpoint(checkpoint)),
+      this.serializer.dumpsTyped(stamped),
+    ]);
+    if (type !== metadataType)
+      throw new Error("Failed to serialized checkpoint and metadata to the same type.");
+    this.insert ??= this.db.prepare(
+      "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.insert.run(threadId, ns, checkpoint.id, parentId, type, serializedCheckpoint, serializedMetadata);
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string) {
@@ -39,7 +76,7 @@ export function openSqliteCheckpointer(
 } {
   const db = openSqliteFile(file, { backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (options.shared) db.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
-  const saver = new BerthSqliteSaver(db);
+  const saver = new BerthSqliteSaver(db, new CheckpointSerializer());
   saver.init();
   // The saver stores metadata as JSON text in a BLOB column; its own filters read it the same way.
   const runCheckpoints =

@@ -1,0 +1,123 @@
+// Where Berth's CPU goes on the chat workload: one process under `node --cpu-prof`, a turn sweep
+// (threads growing in lockstep), then the profile summarised: self time by function and by package,
+// and inclusive time of Berth's own functions. Usage:
+//   node --import tsx bench/agent-server/profile-chat.ts [--graph echo|agent] [--threads 16] [--turns 60] [--keep DIR]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { cpuAround, turnSweep } from "./chat-phases.js";
+import { warmUp, warmUpUnderLoad } from "./scenarios.js";
+import { startBerth } from "./servers.js";
+import type { GraphId } from "./workload.js";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+}
+
+const { values } = parseArgs({
+  options: {
+    graph: { type: "string", default: "echo" },
+    threads: { type: "string", default: "16" },
+    turns: { type: "string", default: "60" },
+    keep: { type: "string" },
+    top: { type: "string", default: "40" },
+    /** Only the sweep's CPU per run at turns 1, 10, 50, 100, without the profiler (an A/B check). */
+    "no-prof": { type: "boolean", default: false },
+  },
+});
+const graphId = values.graph as GraphId;
+const dir = values.keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "berth-prof-"));
+fs.mkdirSync(dir, { recursive: true });
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-prof-data-"));
+
+const server = await startBerth(dataDir, {
+  workers: 1,
+  nodeArgs: values["no-prof"] ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+});
+try {
+  await warmUp(server.url, graphId, 20);
+  await warmUpUnderLoad(server.url, graphId, 32, 4_000);
+  const sweep = await turnSweep(server, graphId, Number(values.threads), Number(values.turns), "http", (l) =>
+    process.stdout.write(`${l}\n`),
+  );
+  const at = (t: number) => cpuAround(sweep, t, 1)?.toFixed(2);
+  const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  process.stdout.write(
+    `CPU ms/run (±1 turn): turn 1 ${at(1)}, 10 ${at(10)}, 50 ${at(50)}, 100 ${at(100)}; load average ${load}\n`,
+  );
+} finally {
+  await server.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+if (values["no-prof"]) process.exit(0);
+
+const file = fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+if (!file) throw new Error(`no .cpuprofile in ${dir}`);
+const profile = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as Profile;
+const total = profile.samples.length;
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+
+const where = (n: ProfileNode) => {
+  const url = n.callFrame.url.replace(/^file:\/\//, "");
+  const nm = url.lastIndexOf("node_modules/");
+  const short = nm >= 0 ? url.slice(nm + 13) : url.replace(/.*\/packages\//, "packages/");
+  return `${n.callFrame.functionName || "(anon)"} ${short}:${n.callFrame.lineNumber + 1}`;
+};
+const pkgOf = (n: ProfileNode) => {
+  const url = n.callFrame.url;
+  const nm = url.lastIndexOf("node_modules/");
+  if (nm >= 0) {
+    const rest = url.slice(nm + 13).split("/");
+    return rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : (rest[0] ?? "?");
+  }
+  if (url.includes("/packages/")) return url.replace(/.*\/packages\/([^/]+)\/.*/, "berth:$1");
+  if (url.startsWith("node:")) return "node internals";
+  return url === "" ? n.callFrame.functionName || "(native)" : "other";
+};
+
+const self = new Map<string, number>();
+const pkgSelf = new Map<string, number>();
+const inclusive = new Map<string, number>();
+const hits = new Map<number, number>();
+for (const s of profile.samples) hits.set(s, (hits.get(s) ?? 0) + 1);
+for (const [id, count] of hits) {
+  const node = byId.get(id);
+  if (!node) continue;
+  self.set(where(node), (self.get(where(node)) ?? 0) + count);
+  pkgSelf.set(pkgOf(node), (pkgSelf.get(pkgOf(node)) ?? 0) + count);
+  const seen = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const n = byId.get(cur);
+    if (!n) break;
+    const key = where(n);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    inclusive.set(key, (inclusive.get(key) ?? 0) + count);
+  }
+}
+const top = Number(values.top);
+const pct = (n: number) => `${((100 * n) / total).toFixed(1).padStart(5)} %`;
+const print = (title: string, map: Map<string, number>, filter: (k: string) => boolean = () => true) => {
+  process.stdout.write(`\n${title}\n`);
+  for (const [k, v] of [...map]
+    .filter(([k]) => filter(k))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top))
+    process.stdout.write(`${pct(v)}  ${k}\n`);
+};
+process.stdout.write(`\nprofile ${path.join(dir, file)}: ${total} samples\n`);
+print("self time by package", pkgSelf);
+print("self time by function", self);
+print("inclusive time, everything", inclusive, (k) => !k.startsWith("("));

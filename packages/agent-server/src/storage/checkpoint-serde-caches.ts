@@ -1,0 +1,123 @@
+import { isBaseMessage } from "@langchain/core/messages";
+
+// The two caches of CheckpointSerializer (checkpoint-serde.ts): messages by the JSON they were read
+// from, and the last value written per thread. Both hand out a message again only while its id and
+// content are the ones it had.
+
+/** A message as written, with the fields checked before it is handed out again. */
+export interface Fingerprint {
+  message: object;
+  id: unknown;
+  content: unknown;
+}
+
+export const fingerprint = (message: object): Fingerprint => {
+  const { id, content } = message as { id?: unknown; content?: unknown };
+  return { message, id, content };
+};
+
+export const unchanged = (f: Fingerprint) => {
+  const { id, content } = f.message as { id?: unknown; content?: unknown };
+  return id === f.id && content === f.content;
+};
+
+export interface Written {
+  skeleton: string;
+  messages: Fingerprint[];
+}
+
+/**
+ * Threads whose last write is kept, least recently written first: enough for 256 chats running at
+ * once (a thread's next run then finds its write); more only costs a parse. Bounded so that a
+ * server with many short threads (the soak) holds no more than this.
+ */
+const LATEST_KEYS = 256;
+/** Characters of written JSON kept as lookup keys at most (~16 MB). */
+const LATEST_CHARS = 8_000_000;
+
+/**
+ * The last value written per thread (or per thread channel on PostgreSQL), by its exact JSON. A
+ * thread's next run reads back the checkpoint its previous run wrote last: with this it gets the
+ * same messages without parsing them, only the small rest of the checkpoint (the skeleton) is
+ * parsed and revived. One entry per key, so intermediate steps do not push other threads out.
+ */
+export class LatestWritten {
+  private readonly byKey = new Map<string, string>();
+  /** Two keys may have written identical bytes (a copied thread): the text stays while one does. */
+  private readonly byText = new Map<string, { written: Written; keys: number }>();
+  private chars = 0;
+
+  set(key: string, text: string, written: Written): void {
+    this.forget(key);
+    if (text.length > LATEST_CHARS / 16) return;
+    this.byKey.set(key, text);
+    const shared = this.byText.get(text);
+    if (shared) {
+      shared.keys += 1;
+      shared.written = written;
+    } else {
+      this.byText.set(text, { written, keys: 1 });
+      this.chars += text.length;
+    }
+    for (const oldest of this.byKey.keys()) {
+      if (this.byKey.size <= LATEST_KEYS && this.chars <= LATEST_CHARS) break;
+      this.forget(oldest);
+    }
+  }
+
+  get(text: string): Written | undefined {
+    return this.byText.get(text)?.written;
+  }
+
+  private forget(key: string): void {
+    const text = this.byKey.get(key);
+    if (text === undefined) return;
+    this.byKey.delete(key);
+    const entry = this.byText.get(text);
+    if (entry && --entry.keys === 0) {
+      this.byText.delete(text);
+      this.chars -= text.length;
+    }
+  }
+}
+
+/** Characters of stored message JSON whose messages are kept for the next read (~8 MB of keys). */
+const READ_CACHE_CHARS = 4_000_000;
+
+/**
+ * Messages read from checkpoints, by the exact JSON they were stored as, least recently used
+ * first: a chat thread's next run reads the same history again, and building each message through
+ * LangChain's `load` was the largest cost that grew with the thread. A message is reused only while
+ * its id and content are still the ones it was read with (LangGraph treats state as immutable;
+ * graph code that edits a message in place most likely edits those).
+ */
+export class ReadMessages {
+  private readonly byJson = new Map<string, { message: object; id: unknown; content: unknown }>();
+  private chars = 0;
+
+  reuse(key: string): object | undefined {
+    const entry = this.byJson.get(key);
+    if (!entry) return undefined;
+    const { id, content } = entry.message as { id?: unknown; content?: unknown };
+    this.byJson.delete(key);
+    if (id !== entry.id || content !== entry.content) {
+      this.chars -= key.length;
+      return undefined;
+    }
+    this.byJson.set(key, entry);
+    return entry.message;
+  }
+
+  keep(key: string, message: unknown): void {
+    if (typeof message !== "object" || message === null || !isBaseMessage(message)) return;
+    if (key.length > READ_CACHE_CHARS / 100) return;
+    const { id, content } = message as { id?: unknown; content?: unknown };
+    if (!this.byJson.has(key)) this.chars += key.length;
+    this.byJson.set(key, { message, id, content });
+    for (const old of this.byJson.keys()) {
+      if (this.chars <= READ_CACHE_CHARS) break;
+      this.byJson.delete(old);
+      this.chars -= old.length;
+    }
+  }
+}
