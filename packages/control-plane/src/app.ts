@@ -1,4 +1,10 @@
 import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
+import {
+  LANGSMITH_PREFIX,
+  type LangSmithDeps,
+  langsmithRoutes,
+  type TracingService,
+} from "@berth-platform/tracing";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
@@ -17,7 +23,6 @@ import {
 } from "./http/routes/dashboard.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
-import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
 import { listenerAgentRoutes } from "./http/routes/listener-agent.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
@@ -40,7 +45,6 @@ import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { PushWatcher } from "./services/push-watcher.js";
 import type { RevisionService } from "./services/revisions.js";
-import type { TracingService } from "./services/tracing.js";
 import type { UploadService } from "./services/uploads.js";
 import { CONTROL_PLANE_VERSION } from "./version.js";
 

@@ -1,10 +1,9 @@
+import { type TracingService, traceSummaryToWire, traceToWire } from "@berth-platform/tracing";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BadRequestError } from "../../errors.js";
 import { ProjectListQuery, ProjectParams } from "../../schemas/query.js";
 import { COMMON_ERRORS, NoContent, pageOf, TracingProjectOut } from "../../schemas/responses.js";
-import type { TracingService } from "../../services/tracing.js";
-import { traceSummaryToWire, traceToWire } from "../trace-wire.js";
 import { projectToWire } from "../wire.js";
 
 const tags = ["tracing projects"];

@@ -1,14 +1,13 @@
-import type { Kysely } from "kysely";
+import type { SqlDialect } from "@berth-platform/server-kit";
+import type { Kysely, Selectable } from "kysely";
 import type { TracingProject } from "../../domain/types.js";
 import type { TracingProjectStore } from "../types.js";
-import type { SqlDialect } from "./dialect.js";
-import { projectFromRow } from "./rows.js";
-import type { ControlPlaneDb } from "./schema.js";
+import type { TracingDb, TracingProjectsTable } from "./schema.js";
 
 /** Tracing projects on Kysely (SQLite or PostgreSQL). */
 export class SqlProjectStore implements TracingProjectStore {
   constructor(
-    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly db: Kysely<TracingDb>,
     private readonly dialect: SqlDialect,
   ) {}
 
@@ -90,4 +89,15 @@ export class SqlProjectStore implements TracingProjectStore {
       return true;
     });
   }
+}
+
+/** Tracing project row → record. */
+export function projectFromRow(row: Selectable<TracingProjectsTable>): TracingProject {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    deployment_id: row.deployment_id,
+    created_at: row.created_at,
+  };
 }

@@ -1,9 +1,9 @@
+import type { SqlDialect } from "@berth-platform/server-kit";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { RunWrite, TraceRun } from "../../domain/tracing.js";
 import type { RunQuery, TraceFilter, TraceStats, TraceStore, TraceSummary } from "../types.js";
-import type { SqlDialect } from "./dialect.js";
 import { filterCondition } from "./run-filter-sql.js";
-import type { ControlPlaneDb, TracingRunsTable } from "./schema.js";
+import type { TracingDb, TracingRunsTable } from "./schema.js";
 
 /** Rows per INSERT: ~25 parameters each stays far below SQLite's and PostgreSQL's limits. */
 const CHUNK = 400;
@@ -34,7 +34,7 @@ const MERGED = [
 /** Traces' runs on Kysely (SQLite or PostgreSQL). */
 export class SqlTraceStore implements TraceStore {
   constructor(
-    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly db: Kysely<TracingDb>,
     private readonly dialect: SqlDialect,
   ) {}
 

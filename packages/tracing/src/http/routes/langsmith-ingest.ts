@@ -1,6 +1,6 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
-import { jsonDepthExceeds } from "@berth-platform/server-kit";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@berth-platform/server-kit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -8,16 +8,13 @@ import { type RawRun, type RunWrite, runWriteOf } from "../../domain/tracing.js"
 import {
   BadRequestError,
   ConflictError,
-  DomainError,
   ForbiddenError,
   PayloadTooLargeError,
-  UnauthorizedError,
+  TracingError,
 } from "../../errors.js";
-import type { AuthService } from "../../services/auth.js";
-import { IngestKeys } from "../../services/ingest-keys.js";
+import type { TracingAuth, TracingCaller } from "../../ports.js";
 import type { TraceIngestQueue } from "../../services/trace-ingest.js";
-import type { IngestSender, TracingService } from "../../services/tracing.js";
-import { tooDeep } from "../errors.js";
+import type { TracingService } from "../../services/tracing.js";
 import { boundaryOf, parseMultipart } from "../multipart.js";
 import { langsmithReadRoutes } from "./langsmith-read.js";
 
@@ -30,23 +27,16 @@ export const LANGSMITH_PREFIX = "/langsmith-api";
 export interface LangSmithDeps {
   tracing: TracingService;
   queue: TraceIngestQueue;
-  keys: IngestKeys;
-  auth: AuthService;
+  auth: TracingAuth;
   /** Largest ingest body, compressed or not (also the most a compressed body may inflate to). */
   ingestLimitBytes: number;
   version: string;
 }
 
-/** The caller of a LangSmith route: a deployment's ingest key, or a workspace API key. */
-export interface LangSmithCaller {
-  sender: IngestSender;
-  kind: "ingest" | "api";
-}
-
 declare module "fastify" {
   interface FastifyRequest {
     /** Set by the LangSmith routes' auth hook. */
-    langsmithCaller: LangSmithCaller;
+    langsmithCaller: TracingCaller;
   }
 }
 
@@ -55,24 +45,6 @@ const RUN_FIELDS = new Set(["inputs", "outputs", "events", "extra", "error", "se
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Resolves the caller (401 without a valid key); ingest keys never pick another workspace. */
-async function callerOf(request: FastifyRequest, deps: LangSmithDeps): Promise<LangSmithCaller> {
-  const apiKey = header(request, "x-api-key");
-  const authorization = header(request, "authorization");
-  const key = apiKey ?? authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  if (key && IngestKeys.looksLikeIngestKey(key)) {
-    const owner = deps.keys.ownerOf(key);
-    if (!owner) throw new UnauthorizedError("Invalid trace ingest key.");
-    return { sender: { tenantId: owner.tenantId, deploymentId: owner.deploymentId }, kind: "ingest" };
-  }
-  const { tenantId } = await deps.auth.authenticatePrincipal({
-    apiKey,
-    authorization,
-    tenantId: header(request, "x-tenant-id"),
-  });
-  return { sender: { tenantId, deploymentId: null }, kind: "api" };
 }
 
 /** Requires a workspace API key (ingest keys only send traces). */
@@ -100,6 +72,11 @@ async function decoded(request: FastifyRequest, body: Buffer, limit: number): Pr
     }
     throw new BadRequestError("The body is not valid gzip.");
   }
+}
+
+/** A body nested deeper than any request of this API needs. */
+function tooDeep(): BadRequestError {
+  return new BadRequestError(`Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels.`);
 }
 
 function parseJson(text: string, where: string, checkDepth = true): unknown {
@@ -198,11 +175,11 @@ function operationsOfBatch(body: unknown): Operation[] {
 export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
   return async (app) => {
     registerParsers(app, deps.ingestLimitBytes);
-    app.decorateRequest("langsmithCaller", null as unknown as LangSmithCaller);
+    app.decorateRequest("langsmithCaller", null as unknown as TracingCaller);
     app.addHook("onRequest", async (request) => {
       // /info is public, as LangSmith's is: the SDK asks before it sends anything.
       if ((request.routeOptions.config as { public?: boolean } | undefined)?.public) return;
-      request.langsmithCaller = await callerOf(request, deps);
+      request.langsmithCaller = await deps.auth.callerOf(request.headers);
     });
 
     app.get("/info", { schema: { hide: true }, config: { public: true } }, async () => ({
@@ -240,7 +217,7 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
           writes.push(write);
         } catch (error) {
           // A value JSON could parse but not serialize again (too deep for the stack) is still bad input.
-          if (error instanceof DomainError) throw error;
+          if (error instanceof TracingError) throw error;
           throw new BadRequestError("A run could not be read.");
         }
         bytes += size;

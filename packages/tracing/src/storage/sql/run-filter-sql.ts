@@ -1,6 +1,6 @@
+import type { SqlDialect } from "@berth-platform/server-kit";
 import { type RawBuilder, sql } from "kysely";
 import type { Comparison, RunFilter } from "../../domain/run-filter.js";
-import type { SqlDialect } from "./dialect.js";
 
 const OPERATORS: Record<Comparison, string> = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" };
 

@@ -7,12 +7,10 @@ import {
   RunFilterError,
 } from "../../domain/run-filter.js";
 import { BadRequestError } from "../../errors.js";
-import { CsvList } from "../../schemas/query.js";
 import type { TracingService } from "../../services/tracing.js";
+import { CsvList, Uuid } from "../query.js";
 import { projectToLangSmith, runToLangSmith } from "../trace-wire.js";
 import { requireApiCaller } from "./langsmith-ingest.js";
-
-const Uuid = z.uuid().transform((id) => id.toLowerCase());
 
 /** `GET /sessions` query (the SDK's listProjects/readProject by name). */
 const SessionsQuery = z.object({

@@ -3,13 +3,8 @@ import type { Logger } from "pino";
 import type { TraceRun } from "../domain/tracing.js";
 import type { TracingProject } from "../domain/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
-import type {
-  ControlPlaneStorage,
-  RunQuery,
-  TraceFilter,
-  TraceStats,
-  TraceSummary,
-} from "../storage/types.js";
+import type { DeploymentDirectory, IngestSender } from "../ports.js";
+import type { RunQuery, TraceFilter, TraceStats, TraceSummary, TracingStorage } from "../storage/types.js";
 
 /** Retention of traces, the same for every project. */
 export interface TraceRetention {
@@ -19,13 +14,6 @@ export interface TraceRetention {
   maxProjectBytes: number;
   /** How often the sweep runs. */
   sweepIntervalMs: number;
-}
-
-/** Who sends traces: a deployment (its ingest key) or a workspace's API key. */
-export interface IngestSender {
-  tenantId: string;
-  /** The deployment whose ingest key was used, else null. */
-  deploymentId: string | null;
 }
 
 const PROJECT_CACHE_MS = 30_000;
@@ -43,7 +31,8 @@ export class TracingService {
   #sweeping: Promise<void> | null = null;
 
   constructor(
-    private readonly storage: ControlPlaneStorage,
+    private readonly storage: TracingStorage,
+    private readonly deployments: DeploymentDirectory,
     private readonly retention: TraceRetention,
     private readonly logger: Logger,
   ) {}
@@ -77,12 +66,17 @@ export class TracingService {
       const key = `${sender.tenantId}\u0000dep:${sender.deploymentId}\u0000${name ?? ""}`;
       const cached = this.#cached(key);
       if (cached) return cached;
-      const deployment = await this.storage.deployments.get(sender.tenantId, sender.deploymentId);
-      if (!deployment) throw new NotFoundError("The deployment of this ingest key no longer exists.");
-      if (name === undefined || name === deployment.name) {
-        const own = await this.storage.projects.ofDeployment(deployment.id);
+      const deploymentName = await this.deployments.nameOf(sender.tenantId, sender.deploymentId);
+      if (deploymentName === undefined) {
+        throw new NotFoundError("The deployment of this ingest key no longer exists.");
+      }
+      if (name === undefined || name === deploymentName) {
+        const own = await this.storage.projects.ofDeployment(sender.deploymentId);
         if (own) return this.#remember(key, own.id);
-        return this.#remember(key, (await this.#ensure(sender.tenantId, deployment.name, deployment.id)).id);
+        return this.#remember(
+          key,
+          (await this.#ensure(sender.tenantId, deploymentName, sender.deploymentId)).id,
+        );
       }
       return this.#remember(key, (await this.#ensure(sender.tenantId, name, null)).id);
     }

@@ -1,0 +1,14 @@
+import type { SqlDialect } from "@berth-platform/server-kit";
+import type { Kysely } from "kysely";
+import type { TracingStorage } from "../types.js";
+import { SqlProjectStore } from "./projects.js";
+import type { TracingDb } from "./schema.js";
+import { SqlTraceStore } from "./traces.js";
+
+/** The tracing storage port over a migrated Kysely database of either dialect. */
+export function sqlTracingStorage(db: Kysely<TracingDb>, dialect: SqlDialect): TracingStorage {
+  return {
+    projects: new SqlProjectStore(db, dialect),
+    traces: new SqlTraceStore(db, dialect),
+  };
+}
