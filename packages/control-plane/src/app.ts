@@ -147,8 +147,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await agentProxyRoutes(app, deps.gateway, deps.auth);
   // Listeners authenticate with their own key, not a workspace API key (see listener-agent.ts).
   await app.register(listenerAgentRoutes(deps.listenerAgent));
-  // The LangSmith-compatible API (trace ingest from agents, the SDK's reads), with its own auth.
+  // The LangSmith-compatible API (the tracing package, with its own parsers and auth hook) where
+  // users point the SDK: /langsmith-api (deployed agents' endpoint), /api/v1 (as self-hosted
+  // LangSmith serves it) and the root. Its paths (/info, /runs, /sessions, /feedback, /datasets,
+  // /examples, /public, /api/v2) are none of the control plane's own (docs/decisions.md).
   await app.register(langsmithRoutes(deps.langsmith), { prefix: LANGSMITH_PREFIX });
+  await app.register(langsmithRoutes(deps.langsmith, { v2: false }), { prefix: "/api/v1" });
+  await app.register(langsmithRoutes(deps.langsmith));
   await app.register(async (api) => {
     requirePrincipal(api, deps.auth);
     await api.register(workspaceRoutes(deps.access));

@@ -5,7 +5,8 @@ export { parseRunFilter, type RunFilter, RunFilterError } from "./domain/run-fil
 export { type RunStatus, type RunWrite, runWriteOf, statusOf, type TraceRun } from "./domain/tracing.js";
 export type { TracingProject } from "./domain/types.js";
 export * from "./errors.js";
-export { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
+export { LANGSMITH_PREFIX, type LangSmithDeps, type LangSmithMount, langsmithRoutes } from "./http/plugin.js";
+export { LANGSMITH_API_VERSION } from "./http/routes/info.js";
 export { traceSummaryToWire, traceToWire } from "./http/trace-wire.js";
 export type { DeploymentDirectory, IngestSender, TracingAuth, TracingCaller } from "./ports.js";
 export {

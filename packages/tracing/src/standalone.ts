@@ -18,7 +18,7 @@ import {
 import { Kysely } from "kysely";
 import pino, { type Logger } from "pino";
 import { BadRequestError, UnauthorizedError } from "./errors.js";
-import { langsmithRoutes } from "./http/routes/langsmith-ingest.js";
+import { langsmithRoutes } from "./http/plugin.js";
 import type { TracingAuth, TracingCaller } from "./ports.js";
 import { TraceIngestQueue } from "./services/trace-ingest.js";
 import { TracingService } from "./services/tracing.js";

@@ -5,54 +5,18 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type RawRun, type RunWrite, runWriteOf } from "../../domain/tracing.js";
-import {
-  BadRequestError,
-  ConflictError,
-  ForbiddenError,
-  PayloadTooLargeError,
-  TracingError,
-} from "../../errors.js";
-import type { TracingAuth, TracingCaller } from "../../ports.js";
-import type { TraceIngestQueue } from "../../services/trace-ingest.js";
-import type { TracingService } from "../../services/tracing.js";
+import { BadRequestError, ConflictError, PayloadTooLargeError, TracingError } from "../../errors.js";
 import { boundaryOf, parseMultipart } from "../multipart.js";
-import { langsmithReadRoutes } from "./langsmith-read.js";
+
+import type { LangSmithDeps } from "../plugin.js";
 
 const gunzipAsync = promisify(gunzip);
-
-/** Where the LangSmith-compatible API lives on the control plane (agents' LANGSMITH_ENDPOINT). */
-export const LANGSMITH_PREFIX = "/langsmith-api";
-
-/** What the LangSmith-compatible routes are built from. */
-export interface LangSmithDeps {
-  tracing: TracingService;
-  queue: TraceIngestQueue;
-  auth: TracingAuth;
-  /** Largest ingest body, compressed or not (also the most a compressed body may inflate to). */
-  ingestLimitBytes: number;
-  version: string;
-}
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** Set by the LangSmith routes' auth hook. */
-    langsmithCaller: TracingCaller;
-  }
-}
 
 const RUN_FIELDS = new Set(["inputs", "outputs", "events", "extra", "error", "serialized"]);
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Requires a workspace API key (ingest keys only send traces). */
-export function requireApiCaller(request: FastifyRequest): string {
-  if (request.langsmithCaller.kind !== "api") {
-    throw new ForbiddenError("A trace ingest key can only send traces; reading them needs an API key.");
-  }
-  return request.langsmithCaller.sender.tenantId;
 }
 
 /** The body, inflated when the client compressed it (bounded: a small bomb cannot grow past the limit). */
@@ -90,7 +54,7 @@ function parseJson(text: string, where: string, checkDepth = true): unknown {
 }
 
 /** Body parsers of these routes only: JSON and multipart, gzip or not, buffered within the limit. */
-function registerParsers(app: FastifyInstance, limit: number): void {
+export function registerParsers(app: FastifyInstance, limit: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     "application/json",
@@ -166,45 +130,12 @@ function operationsOfBatch(body: unknown): Operation[] {
 }
 
 /**
- * The LangSmith-compatible API: `GET /info` and the ingest endpoints of the LangSmith API (`POST /runs/multipart`, `POST
- * /runs/batch`, `POST /runs`, `PATCH /runs/{id}`), as the official SDK calls them under
- * LANGSMITH_ENDPOINT (requests are validated, then written in batches shared by concurrent requests
- * and answered once committed),
- * and the read endpoints of langsmith-read.ts.
+ * The ingest endpoints of the LangSmith API (`POST /runs/multipart`, `POST /runs/batch`, `POST
+ * /runs`, `PATCH /runs/{id}`), as the official SDK calls them under LANGSMITH_ENDPOINT (requests
+ * are validated, then written in batches shared by concurrent requests and answered once committed).
  */
-export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
+export function ingestRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
   return async (app) => {
-    registerParsers(app, deps.ingestLimitBytes);
-    app.decorateRequest("langsmithCaller", null as unknown as TracingCaller);
-    app.addHook("onRequest", async (request) => {
-      // /info is public, as LangSmith's is: the SDK asks before it sends anything.
-      if ((request.routeOptions.config as { public?: boolean } | undefined)?.public) return;
-      request.langsmithCaller = await deps.auth.callerOf(request.headers);
-    });
-
-    app.get("/info", { schema: { hide: true }, config: { public: true } }, async () => ({
-      version: deps.version,
-      license_expiration_time: null,
-      batch_ingest_config: {
-        use_multipart_endpoint: true,
-        scale_up_qsize_trigger: 1000,
-        scale_up_nthreads_limit: 16,
-        scale_down_nempty_trigger: 4,
-        size_limit: 100,
-        // Half the limit: a batch of this size always fits, whatever the SDK adds around it.
-        size_limit_bytes: Math.floor(deps.ingestLimitBytes / 2),
-      },
-      instance_flags: {
-        // Agents send over loopback: compressing would only spend their CPU (the bench measured
-        // it). gzip bodies are still accepted from clients that compress anyway.
-        gzip_body_enabled: false,
-        zstd_compression_enabled: false,
-        dataset_examples_multipart_enabled: false,
-        examples_multipart_enabled: false,
-      },
-      tenant_handle: null,
-    }));
-
     const enqueue = async (request: FastifyRequest, ops: Operation[]) => {
       const { sender } = request.langsmithCaller;
       const writes: RunWrite[] = [];
@@ -269,8 +200,6 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
         return reply.code(202).send(await enqueue(request, [{ op: "patch", raw, bytes: byteSize(body) }]));
       },
     );
-
-    await app.register(langsmithReadRoutes(deps.tracing));
   };
 }
 

@@ -8,9 +8,9 @@ import {
 } from "../../domain/run-filter.js";
 import { BadRequestError } from "../../errors.js";
 import type { TracingService } from "../../services/tracing.js";
+import { requireApiCaller } from "../plugin.js";
 import { CsvList, Uuid } from "../query.js";
 import { projectToLangSmith, runToLangSmith } from "../trace-wire.js";
-import { requireApiCaller } from "./langsmith-ingest.js";
 
 /** `GET /sessions` query (the SDK's listProjects/readProject by name). */
 const SessionsQuery = z.object({
