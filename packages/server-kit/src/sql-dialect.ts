@@ -13,6 +13,12 @@ export interface SqlDialect {
    * themselves); `ignoreCase` folds ASCII case at least.
    */
   contains(column: string, text: string, ignoreCase?: boolean): RawBuilder<boolean>;
+  /**
+   * The value at `path` (object keys) of a JSON text column, as text (null when absent). Numbers
+   * come back as their decimal text on both databases; booleans differ (SQLite: 1/0, PostgreSQL:
+   * true/false), so callers compare strings.
+   */
+  jsonText(column: string, path: readonly string[]): RawBuilder<string | null>;
   /** Type of the auto-numbered `seq` primary key that orders every listed table. */
   readonly seqType: ColumnDataType;
   /** Constraints of that `seq` column. */
@@ -30,6 +36,11 @@ export const sqliteDialect: SqlDialect = {
     ignoreCase
       ? sql<boolean>`instr(lower(${sql.ref(column)}), lower(${text})) > 0`
       : sql<boolean>`instr(${sql.ref(column)}, ${text}) > 0`,
+  // A quoted path member matches any key, dots and spaces included (callers refuse `"` in keys).
+  jsonText: (column, path) =>
+    sql<
+      string | null
+    >`cast(json_extract(${sql.ref(column)}, ${`$${path.map((k) => `."${k}"`).join("")}`}) as text)`,
   seqType: "integer",
   seq: (c) => c.primaryKey().autoIncrement(),
   bigIntType: "integer",
@@ -43,6 +54,8 @@ export const postgresDialect: SqlDialect = {
     ignoreCase
       ? sql<boolean>`strpos(lower(${sql.ref(column)}), lower(${text}::text)) > 0`
       : sql<boolean>`strpos(${sql.ref(column)}, ${text}::text) > 0`,
+  // Text that is not JSON would fail the cast: only the stores write these columns, always JSON.
+  jsonText: (column, path) => sql<string | null>`(${sql.ref(column)}::jsonb #>> ${[...path]}::text[])`,
   seqType: "bigint",
   seq: (c) => c.primaryKey().generatedByDefaultAsIdentity(),
   bigIntType: "bigint",

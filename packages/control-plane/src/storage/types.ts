@@ -1,4 +1,4 @@
-import type { TraceStore, TracingProject, TracingProjectStore } from "@berth-platform/tracing";
+import type { TracingProject, TracingStorage } from "@berth-platform/tracing";
 import type { DeploymentStatus } from "../domain/deployment-status.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
 import type { Deployment, Listener, Revision, SourceRevisionConfig } from "../domain/types.js";
@@ -209,14 +209,12 @@ export interface ListenerStore {
 }
 
 /** The control plane's storage port; adapters: SQLite (now), PostgreSQL (later). */
-export interface ControlPlaneStorage {
+export interface ControlPlaneStorage extends TracingStorage {
   listeners: ListenerStore;
   logs: LogStore;
   uploads: UploadStore;
   tenants: TenantStore;
   deployments: DeploymentStore;
   revisions: RevisionStore;
-  projects: TracingProjectStore;
-  traces: TraceStore;
   close(): Promise<void>;
 }

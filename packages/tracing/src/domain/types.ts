@@ -6,4 +6,10 @@ export interface TracingProject {
   /** The deployment this project was made for (null: made by traces or by hand). */
   deployment_id: string | null;
   created_at: string;
+  /** What the SDK's createProject/updateProject set (absent: never set). */
+  description?: string | null | undefined;
+  metadata?: Record<string, unknown> | null | undefined;
+  /** An experiment's dataset. */
+  reference_dataset_id?: string | null | undefined;
+  end_ms?: number | null | undefined;
 }

@@ -7,6 +7,8 @@ import type { TracingService } from "../services/tracing.js";
 import { infoRoutes } from "./routes/info.js";
 import { ingestRoutes, registerParsers } from "./routes/langsmith-ingest.js";
 import { langsmithReadRoutes } from "./routes/langsmith-read.js";
+import { runsV2Routes } from "./routes/runs-v2.js";
+import { sessionRoutes } from "./routes/sessions.js";
 
 /** Where the LangSmith-compatible API lives on the control plane (agents' LANGSMITH_ENDPOINT). */
 export const LANGSMITH_PREFIX = "/langsmith-api";
@@ -67,8 +69,9 @@ export function langsmithRoutes(
     await app.register(infoRoutes(deps));
     await app.register(ingestRoutes(deps));
     await app.register(langsmithReadRoutes(deps.tracing));
+    await app.register(sessionRoutes(deps.tracing));
     if (mount.v2) {
-      // Registered below once the v2 routes exist.
+      await app.register(runsV2Routes(deps.tracing), { prefix: "/api/v2" });
     }
   };
 }

@@ -1,8 +1,9 @@
 import { statusOf, type TraceRun } from "../domain/tracing.js";
 import type { TracingProject } from "../domain/types.js";
+import type { RunView } from "../services/run-views.js";
 import type { TraceSummary } from "../storage/types.js";
 
-function iso(ms: number | null): string | null {
+export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
@@ -16,14 +17,15 @@ function metadataOf(run: TraceRun): Record<string, unknown> {
 }
 
 /** The ids of a run's ancestors, root first, read from its dotted order (`<time>Z<id>.<time>Z<id>…`). */
-function ancestorsOf(run: TraceRun): string[] {
+export function ancestorsOf(run: TraceRun): string[] {
   if (!run.dotted_order) return [];
   const ids = run.dotted_order.split(".").map((segment) => segment.slice(segment.indexOf("Z") + 1));
   return ids.slice(0, -1);
 }
 
 /** A run in the LangSmith API's shape (what the SDK's listRuns/readRun return). */
-export function runToLangSmith(run: TraceRun) {
+export function runToLangSmith(view: RunView) {
+  const { run, usage } = view;
   return {
     id: run.id,
     name: run.name ?? "",
@@ -43,16 +45,11 @@ export function runToLangSmith(run: TraceRun) {
     parent_run_ids: ancestorsOf(run),
     session_id: run.project_id,
     child_run_ids: null,
-    reference_example_id: null,
-    feedback_stats: null,
-    app_path: null,
+    reference_example_id: run.reference_example_id,
+    feedback_stats: view.feedback_stats,
+    app_path: view.app_path,
     first_token_time: null,
-    prompt_tokens: run.prompt_tokens ?? 0,
-    completion_tokens: run.completion_tokens ?? 0,
-    total_tokens: run.total_tokens ?? 0,
-    prompt_cost: null,
-    completion_cost: null,
-    total_cost: null,
+    ...usage,
   };
 }
 
@@ -63,10 +60,10 @@ export function projectToLangSmith(project: TracingProject) {
     name: project.name,
     tenant_id: project.tenant_id,
     start_time: project.created_at,
-    end_time: null,
-    description: null,
-    extra: { metadata: { deployment_id: project.deployment_id } },
-    reference_dataset_id: null,
+    end_time: iso(project.end_ms ?? null),
+    description: project.description ?? null,
+    extra: { metadata: { ...(project.metadata ?? {}), deployment_id: project.deployment_id } },
+    reference_dataset_id: project.reference_dataset_id ?? null,
     default_dataset_id: null,
   };
 }

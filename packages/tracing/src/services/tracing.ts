@@ -5,6 +5,8 @@ import type { TracingProject } from "../domain/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
 import type { DeploymentDirectory, IngestSender } from "../ports.js";
 import type { RunQuery, TraceFilter, TraceStats, TraceSummary, TracingStorage } from "../storage/types.js";
+import { ProjectAdmin } from "./projects.js";
+import { RunViews } from "./run-views.js";
 
 /** Retention of traces, the same for every project. */
 export interface TraceRetention {
@@ -28,6 +30,10 @@ export class TracingService {
   /** tenant + project name (or deployment) → project id; saves a lookup per ingest request. */
   readonly #projects = new Map<string, { id: string; until: number }>();
   #sweeper: NodeJS.Timeout | null = null;
+  /** Runs with their roll-ups, costs and feedback, as the read API returns them. */
+  readonly views: RunViews;
+  /** Projects made and changed through the SDK, and their stats. */
+  readonly admin: ProjectAdmin;
   #sweeping: Promise<void> | null = null;
 
   constructor(
@@ -35,7 +41,10 @@ export class TracingService {
     private readonly deployments: DeploymentDirectory,
     private readonly retention: TraceRetention,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.views = new RunViews(storage);
+    this.admin = new ProjectAdmin(storage, () => this.#projects.clear());
+  }
 
   /**
    * The project runs of a request go to: the one named by `session_id` (which must exist) or
@@ -142,6 +151,16 @@ export class TracingService {
     const run = await this.storage.traces.get(tenantId, id);
     if (!run) throw new NotFoundError(`Run ${id} not found.`);
     return run;
+  }
+
+  /** The public links of those of these runs that are shared, by run id. */
+  async shareUrls(tenantId: string, runs: TraceRun[], origin: string): Promise<Map<string, string>> {
+    const urls = new Map<string, string>();
+    for (const run of runs) {
+      const share = await this.storage.shares.ofRun(tenantId, run.id);
+      if (share) urls.set(run.id, `${origin}/public/${share.share_token}/r`);
+    }
+    return urls;
   }
 
   /** Runs of the tenant matching a LangSmith query. */

@@ -1,6 +1,7 @@
 import type { RunFilter } from "../domain/run-filter.js";
 import type { RunStatus, RunWrite, TraceRun } from "../domain/tracing.js";
 import type { TracingProject } from "../domain/types.js";
+import type { DatasetStore, FeedbackStore, PriceStore, ShareStore, UsageRow } from "./sdk-types.js";
 
 /** Tracing projects (kept when their deployment is deleted, unless asked otherwise). */
 export interface TracingProjectStore {
@@ -21,6 +22,10 @@ export interface TracingProjectStore {
   ofDeployment(deploymentId: string): Promise<TracingProject | undefined>;
   /** Inserts a project; when the name is taken, answers the existing one instead. */
   ensure(project: TracingProject): Promise<TracingProject>;
+  /** Inserts a project; false when the workspace has one of this name. */
+  create(project: TracingProject): Promise<boolean>;
+  /** Writes a project's name, description, metadata, dataset and end; false when the name is taken. */
+  update(project: TracingProject): Promise<boolean>;
   /** Removes a project and all its runs; false when the tenant has no such project. */
   remove(tenantId: string, id: string): Promise<boolean>;
 }
@@ -70,6 +75,9 @@ export interface RunQuery {
   runType?: string | undefined;
   error?: boolean | undefined;
   startAfterMs?: number | undefined;
+  startBeforeMs?: number | undefined;
+  /** Runs made for these dataset examples. */
+  exampleIds?: string[] | undefined;
   /** LangSmith filter expressions: on the run, on its trace's root, on any run of its trace. */
   filter?: RunFilter | undefined;
   traceFilter?: RunFilter | undefined;
@@ -108,12 +116,23 @@ export interface TraceStore {
   removeOlderThan(cutoffMs: number): Promise<number>;
   /** Removes runs whose project is gone (written while its deletion was not yet known); how many went. */
   removeOrphans(): Promise<number>;
+  /** Tokens of a project's LLM runs by model (its cost). */
+  usageByModel(
+    tenantId: string,
+    projectId: string,
+  ): Promise<Array<Omit<UsageRow, "trace_id" | "dotted_order">>>;
+  /** The LLM runs of these traces (token and cost roll-ups); at most 50,000. */
+  usageOfTraces(tenantId: string, traceIds: string[]): Promise<UsageRow[]>;
   /** Removes a project's `count` oldest traces, whole; how many runs went. */
   removeOldestTraces(projectId: string, count: number): Promise<number>;
 }
 
-/** The tracing package's storage port: projects and their runs. */
+/** The tracing package's storage port: projects and their runs, feedback, datasets, prices, shares. */
 export interface TracingStorage {
   projects: TracingProjectStore;
   traces: TraceStore;
+  feedback: FeedbackStore;
+  datasets: DatasetStore;
+  prices: PriceStore;
+  shares: ShareStore;
 }

@@ -1,6 +1,9 @@
 import type { SqlDialect } from "@berth-platform/server-kit";
 import type { Kysely } from "kysely";
 import type { TracingStorage } from "../types.js";
+import { SqlDatasetStore } from "./datasets.js";
+import { SqlFeedbackStore } from "./feedback.js";
+import { SqlPriceStore, SqlShareStore } from "./prices-shares.js";
 import { SqlProjectStore } from "./projects.js";
 import type { TracingDb } from "./schema.js";
 import { SqlTraceStore } from "./traces.js";
@@ -10,5 +13,9 @@ export function sqlTracingStorage(db: Kysely<TracingDb>, dialect: SqlDialect): T
   return {
     projects: new SqlProjectStore(db, dialect),
     traces: new SqlTraceStore(db, dialect),
+    feedback: new SqlFeedbackStore(db),
+    datasets: new SqlDatasetStore(db, dialect),
+    prices: new SqlPriceStore(db),
+    shares: new SqlShareStore(db),
   };
 }

@@ -63,13 +63,39 @@ export class SqlProjectStore implements TracingProjectStore {
 
   async ensure(project: TracingProject): Promise<TracingProject> {
     try {
-      await this.db.insertInto("tracing_projects").values(project).execute();
+      await this.db.insertInto("tracing_projects").values(projectRow(project)).execute();
       return project;
     } catch (error) {
       if (!this.dialect.isUniqueViolation(error)) throw error;
       const existing = await this.byName(project.tenant_id, project.name);
       if (!existing) throw error;
       return existing;
+    }
+  }
+
+  async create(project: TracingProject): Promise<boolean> {
+    try {
+      await this.db.insertInto("tracing_projects").values(projectRow(project)).execute();
+      return true;
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async update(project: TracingProject): Promise<boolean> {
+    const { seq: _seq, tenant_id, id, created_at: _created, deployment_id: _d, ...row } = projectRow(project);
+    try {
+      await this.db
+        .updateTable("tracing_projects")
+        .set(row)
+        .where("tenant_id", "=", tenant_id)
+        .where("id", "=", id)
+        .execute();
+      return true;
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return false;
+      throw error;
     }
   }
 
@@ -99,5 +125,37 @@ export function projectFromRow(row: Selectable<TracingProjectsTable>): TracingPr
     name: row.name,
     deployment_id: row.deployment_id,
     created_at: row.created_at,
+    description: row.description,
+    metadata: parseObject(row.extra),
+    reference_dataset_id: row.reference_dataset_id,
+    end_ms: row.end_ms === null ? null : Number(row.end_ms),
   };
+}
+
+function projectRow(project: TracingProject) {
+  return {
+    seq: undefined,
+    id: project.id,
+    tenant_id: project.tenant_id,
+    name: project.name,
+    deployment_id: project.deployment_id,
+    created_at: project.created_at,
+    description: project.description ?? null,
+    extra: project.metadata ? JSON.stringify(project.metadata) : null,
+    reference_dataset_id: project.reference_dataset_id ?? null,
+    end_ms: project.end_ms ?? null,
+  };
+}
+
+/** A JSON object column (null when absent or not an object). */
+export function parseObject(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
 }
