@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "langsmith";
 import { traceable } from "langsmith/traceable";
+import { ADMIN_KEY } from "./helpers.js";
 import { collect, type SdkPlane, STORAGES, sdkClient, sdkPlane } from "./sdk-plane.js";
 
 /** gpt-4o-mini's shipped price, USD per token. */
@@ -189,6 +190,41 @@ for (const storage of STORAGES) {
         ls.readProject({ projectId: made.id }),
         (e: Error & { status?: number }) => e.status === 404,
       );
+    });
+
+    it("a workspace's own price overrides the shipped one (/model-price-map), and removing it restores it", async () => {
+      const headers = { "x-api-key": ADMIN_KEY, "content-type": "application/json" };
+      const made = await fetch(`${sp.base}/model-price-map`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          name: "ours",
+          match_pattern: "^gpt-4o-mini$",
+          prompt_cost: 1e-6,
+          completion_cost: 2e-6,
+        }),
+      });
+      assert.equal(made.status, 200);
+      const price = (await made.json()) as { id: string };
+      const costOfRoot = async () => {
+        const [root] = await collect(ls.listRuns({ projectName: project, isRoot: true }));
+        return (root as unknown as { total_cost: number }).total_cost;
+      };
+      assert.ok(Math.abs((await costOfRoot()) - (30e-6 + 20e-6)) < 1e-12);
+      const listed = (await (await fetch(`${sp.base}/model-price-map`, { headers })).json()) as Array<{
+        name: string;
+      }>;
+      assert.equal(listed[0]?.name, "ours");
+      assert.ok(listed.some((p) => p.name === "gpt-4o-mini"));
+      const bad = await fetch(`${sp.base}/model-price-map`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "bad", match_pattern: "(", prompt_cost: 0, completion_cost: 0 }),
+      });
+      assert.equal(bad.status, 422);
+      const removed = await fetch(`${sp.base}/model-price-map/${price.id}`, { method: "DELETE", headers });
+      assert.equal(removed.status, 204);
+      assert.ok(Math.abs((await costOfRoot()) - (30 * PROMPT + 10 * COMPLETION)) < 1e-12);
     });
   });
 }

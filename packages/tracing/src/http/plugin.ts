@@ -7,6 +7,7 @@ import type { TracingService } from "../services/tracing.js";
 import { infoRoutes } from "./routes/info.js";
 import { ingestRoutes, registerParsers } from "./routes/langsmith-ingest.js";
 import { langsmithReadRoutes } from "./routes/langsmith-read.js";
+import { priceRoutes } from "./routes/prices.js";
 import { runsV2Routes } from "./routes/runs-v2.js";
 import { sessionRoutes } from "./routes/sessions.js";
 
@@ -70,6 +71,7 @@ export function langsmithRoutes(
     await app.register(ingestRoutes(deps));
     await app.register(langsmithReadRoutes(deps.tracing));
     await app.register(sessionRoutes(deps.tracing));
+    await app.register(priceRoutes(deps.tracing.storage));
     if (mount.v2) {
       await app.register(runsV2Routes(deps.tracing), { prefix: "/api/v2" });
     }

@@ -37,7 +37,8 @@ export class TracingService {
   #sweeping: Promise<void> | null = null;
 
   constructor(
-    private readonly storage: TracingStorage,
+    /** The stores (the SDK routes that are plain reads and writes use them directly). */
+    readonly storage: TracingStorage,
     private readonly deployments: DeploymentDirectory,
     private readonly retention: TraceRetention,
     private readonly logger: Logger,
