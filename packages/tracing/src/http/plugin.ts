@@ -4,12 +4,15 @@ import { ForbiddenError } from "../errors.js";
 import type { TracingAuth, TracingCaller } from "../ports.js";
 import type { TraceIngestQueue } from "../services/trace-ingest.js";
 import type { TracingService } from "../services/tracing.js";
+import { datasetRoutes } from "./routes/datasets.js";
+import { feedbackRoutes } from "./routes/feedback.js";
 import { infoRoutes } from "./routes/info.js";
 import { ingestRoutes, registerParsers } from "./routes/langsmith-ingest.js";
 import { langsmithReadRoutes } from "./routes/langsmith-read.js";
 import { priceRoutes } from "./routes/prices.js";
 import { runsV2Routes } from "./routes/runs-v2.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { shareRoutes } from "./routes/shares.js";
 
 /** Where the LangSmith-compatible API lives on the control plane (agents' LANGSMITH_ENDPOINT). */
 export const LANGSMITH_PREFIX = "/langsmith-api";
@@ -72,6 +75,9 @@ export function langsmithRoutes(
     await app.register(langsmithReadRoutes(deps.tracing));
     await app.register(sessionRoutes(deps.tracing));
     await app.register(priceRoutes(deps.tracing.storage));
+    await app.register(feedbackRoutes(deps.tracing.feedback));
+    await app.register(datasetRoutes(deps.tracing.datasets));
+    await app.register(shareRoutes(deps.tracing, mount.v2));
     if (mount.v2) {
       await app.register(runsV2Routes(deps.tracing), { prefix: "/api/v2" });
     }

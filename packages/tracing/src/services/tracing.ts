@@ -5,6 +5,8 @@ import type { TracingProject } from "../domain/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
 import type { DeploymentDirectory, IngestSender } from "../ports.js";
 import type { RunQuery, TraceFilter, TraceStats, TraceSummary, TracingStorage } from "../storage/types.js";
+import { DatasetService } from "./datasets.js";
+import { FeedbackService } from "./feedback.js";
 import { ProjectAdmin } from "./projects.js";
 import { RunViews } from "./run-views.js";
 
@@ -34,6 +36,10 @@ export class TracingService {
   readonly views: RunViews;
   /** Projects made and changed through the SDK, and their stats. */
   readonly admin: ProjectAdmin;
+  /** Feedback on runs and projects. */
+  readonly feedback: FeedbackService;
+  /** Datasets and examples. */
+  readonly datasets: DatasetService;
   #sweeping: Promise<void> | null = null;
 
   constructor(
@@ -45,6 +51,8 @@ export class TracingService {
   ) {
     this.views = new RunViews(storage);
     this.admin = new ProjectAdmin(storage, () => this.#projects.clear());
+    this.feedback = new FeedbackService(storage.feedback);
+    this.datasets = new DatasetService(storage);
   }
 
   /**

@@ -32,7 +32,8 @@ export function infoRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
         // it). gzip bodies are still accepted from clients that compress anyway.
         gzip_body_enabled: false,
         zstd_compression_enabled: false,
-        dataset_examples_multipart_enabled: false,
+        // The SDK creates examples only through the multipart upload.
+        dataset_examples_multipart_enabled: true,
         examples_multipart_enabled: false,
         // Both run query APIs are served: /runs/query (v1) and /api/v2/runs/query.
         ch_query_enabled: true,

@@ -6,8 +6,8 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type RawRun, type RunWrite, runWriteOf } from "../../domain/tracing.js";
 import { BadRequestError, ConflictError, PayloadTooLargeError, TracingError } from "../../errors.js";
+import type { FeedbackInput } from "../../services/feedback.js";
 import { boundaryOf, parseMultipart } from "../multipart.js";
-
 import type { LangSmithDeps } from "../plugin.js";
 
 const gunzipAsync = promisify(gunzip);
@@ -56,14 +56,13 @@ function parseJson(text: string, where: string, checkDepth = true): unknown {
 /** Body parsers of these routes only: JSON and multipart, gzip or not, buffered within the limit. */
 export function registerParsers(app: FastifyInstance, limit: number): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    "application/json",
-    { parseAs: "buffer", bodyLimit: limit },
-    async (request: FastifyRequest, body: Buffer | string) => {
-      const text = (await decoded(request, body as Buffer, limit)).toString("utf8");
-      return text.trim() === "" ? undefined : parseJson(text, "The body");
-    },
-  );
+  const json = async (request: FastifyRequest, body: Buffer | string) => {
+    const text = (await decoded(request, body as Buffer, limit)).toString("utf8");
+    return text.trim() === "" ? undefined : parseJson(text, "The body");
+  };
+  app.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: limit }, json);
+  // The SDK's shareRun sends its JSON body without a content type (fetch then says text/plain).
+  app.addContentTypeParser("text/plain", { parseAs: "buffer", bodyLimit: limit }, json);
   app.addContentTypeParser(
     "multipart/form-data",
     { parseAs: "buffer", bodyLimit: limit },
@@ -81,12 +80,28 @@ interface Operation {
   texts?: Record<string, string>;
 }
 
-/** The run operations of a multipart body (`post.<id>`, `post.<id>.<field>`, `patch.…`; attachments and feedback are not kept). */
-function operationsOfMultipart(body: Buffer, boundary: string): Operation[] {
+/**
+ * The run operations of a multipart body (`post.<id>`, `post.<id>.<field>`, `patch.…`), and its
+ * feedback parts (`feedback.<id>`: the SDK batches evaluators' feedback with runs); attachments
+ * are not kept.
+ */
+function operationsOfMultipart(
+  body: Buffer,
+  boundary: string,
+): { ops: Operation[]; feedback: FeedbackInput[] } {
   const ops = new Map<string, Operation>();
+  const feedback: FeedbackInput[] = [];
   for (const part of parseMultipart(body, boundary)) {
     const [kind = "", id = "", field, ...more] = part.name.split(".");
-    if (kind === "attachment" || kind === "feedback") continue;
+    if (kind === "attachment") continue;
+    if (kind === "feedback" && field === undefined) {
+      const value = parseJson(part.data.toString("utf8"), `Part "${part.name.slice(0, 100)}"`, false);
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw new BadRequestError(`Part "${part.name.slice(0, 100)}" must be a JSON object.`);
+      }
+      feedback.push({ ...(value as FeedbackInput), id });
+      continue;
+    }
     if ((kind !== "post" && kind !== "patch") || id === "" || more.length > 0) {
       throw new BadRequestError(`Unknown multipart part "${part.name.slice(0, 100)}".`);
     }
@@ -112,7 +127,7 @@ function operationsOfMultipart(body: Buffer, boundary: string): Operation[] {
       entry.texts[field] = text;
     }
   }
-  return [...ops.values()];
+  return { ops: [...ops.values()], feedback };
 }
 
 function operationsOfBatch(body: unknown): Operation[] {
@@ -171,7 +186,11 @@ export function ingestRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
       if (!body?.multipart || !boundary) {
         throw new BadRequestError("Send multipart/form-data with a boundary.");
       }
-      return reply.code(202).send(await enqueue(request, operationsOfMultipart(body.multipart, boundary)));
+      const { ops, feedback } = operationsOfMultipart(body.multipart, boundary);
+      const accepted = await enqueue(request, ops);
+      for (const item of feedback)
+        await deps.tracing.feedback.create(request.langsmithCaller.sender.tenantId, item);
+      return reply.code(202).send(accepted);
     });
 
     app.post("/runs/batch", { schema: { hide: true } }, async (request, reply) =>
