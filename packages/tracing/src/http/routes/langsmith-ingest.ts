@@ -54,15 +54,17 @@ function parseJson(text: string, where: string, checkDepth = true): unknown {
 }
 
 /** Body parsers of these routes only: JSON and multipart, gzip or not, buffered within the limit. */
-export function registerParsers(app: FastifyInstance, limit: number): void {
-  app.removeAllContentTypeParsers();
-  const json = async (request: FastifyRequest, body: Buffer | string) => {
+/** A JSON body parser (gzip or not) within `limit` bytes. */
+export function jsonBody(limit: number) {
+  return async (request: FastifyRequest, body: Buffer | string) => {
     const text = (await decoded(request, body as Buffer, limit)).toString("utf8");
     return text.trim() === "" ? undefined : parseJson(text, "The body");
   };
-  app.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: limit }, json);
-  // The SDK's shareRun sends its JSON body without a content type (fetch then says text/plain).
-  app.addContentTypeParser("text/plain", { parseAs: "buffer", bodyLimit: limit }, json);
+}
+
+export function registerParsers(app: FastifyInstance, limit: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: limit }, jsonBody(limit));
   app.addContentTypeParser(
     "multipart/form-data",
     { parseAs: "buffer", bodyLimit: limit },

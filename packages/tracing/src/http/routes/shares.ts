@@ -6,6 +6,7 @@ import type { TraceRun } from "../../domain/tracing.js";
 import { NotFoundError } from "../../errors.js";
 import type { TracingService } from "../../services/tracing.js";
 import { requireApiCaller } from "../plugin.js";
+import { jsonBody } from "./langsmith-ingest.js";
 import { CsvList, Uuid } from "../query.js";
 import { runToLangSmith } from "../trace-wire.js";
 import { RUN_SELECTS, type RunSelect, runToV2 } from "../v2-wire.js";
@@ -51,6 +52,9 @@ function sharedPage(runs: TraceRun[]): string {
  */
 export function shareRoutes(tracing: TracingService, v2: boolean): FastifyPluginAsyncZod {
   return async (app) => {
+    // The SDK's shareRun sends its JSON body without a content type (fetch then says text/plain);
+    // only these routes read such a body as JSON.
+    app.addContentTypeParser("text/plain", { parseAs: "buffer", bodyLimit: 64 * 1024 }, jsonBody(64 * 1024));
     const share = async (tenantId: string, runId: string, token?: string) => {
       await tracing.run(tenantId, runId);
       return tracing.storage.shares.share({

@@ -125,10 +125,11 @@ export function projectFromRow(row: Selectable<TracingProjectsTable>): TracingPr
     name: row.name,
     deployment_id: row.deployment_id,
     created_at: row.created_at,
-    description: row.description,
-    metadata: parseObject(row.extra),
-    reference_dataset_id: row.reference_dataset_id,
-    end_ms: row.end_ms === null ? null : Number(row.end_ms),
+    // Only what was set: a project made by traces or with a deployment reads back as it was made.
+    ...(row.description !== null ? { description: row.description } : {}),
+    ...(row.extra !== null ? { metadata: parseObject(row.extra) } : {}),
+    ...(row.reference_dataset_id !== null ? { reference_dataset_id: row.reference_dataset_id } : {}),
+    ...(row.end_ms !== null ? { end_ms: Number(row.end_ms) } : {}),
   };
 }
 
