@@ -6,10 +6,10 @@ import type { TraceRun } from "../../domain/tracing.js";
 import { NotFoundError } from "../../errors.js";
 import type { TracingService } from "../../services/tracing.js";
 import { requireApiCaller } from "../plugin.js";
-import { jsonBody } from "./langsmith-ingest.js";
 import { CsvList, Uuid } from "../query.js";
 import { runToLangSmith } from "../trace-wire.js";
 import { RUN_SELECTS, type RunSelect, runToV2 } from "../v2-wire.js";
+import { jsonBody } from "./langsmith-ingest.js";
 
 const RunParams = z.object({ run_id: Uuid });
 const TokenParams = z.object({ share_token: Uuid });
