@@ -108,7 +108,14 @@ export class TracingService {
   /** The tenant's projects, newest first. */
   listProjects(
     tenantId: string,
-    filter: { name?: string; nameContains?: string; ids?: string[]; limit: number; offset: number },
+    filter: {
+      name?: string;
+      nameContains?: string;
+      ids?: string[];
+      referenceDatasetIds?: string[];
+      limit: number;
+      offset: number;
+    },
   ): Promise<TracingProject[]> {
     return this.storage.projects.list(tenantId, filter);
   }

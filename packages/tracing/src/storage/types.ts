@@ -11,6 +11,8 @@ export interface TracingProjectStore {
       name?: string | undefined;
       nameContains?: string | undefined;
       ids?: string[] | undefined;
+      /** Experiments of these datasets. */
+      referenceDatasetIds?: string[] | undefined;
       limit: number;
       offset: number;
     },

@@ -62,8 +62,12 @@ export function runsV2Routes(tracing: TracingService): FastifyPluginAsyncZod {
       let datasetId: string | null = null;
       if (b.reference_dataset_id) {
         datasetId = b.reference_dataset_id;
-        const projects = await tracing.listProjects(tenantId, { limit: 100, offset: 0 });
-        projectIds = projects.filter((p) => p.reference_dataset_id === datasetId).map((p) => p.id);
+        const projects = await tracing.listProjects(tenantId, {
+          referenceDatasetIds: [datasetId],
+          limit: 100,
+          offset: 0,
+        });
+        projectIds = projects.map((p) => p.id);
       }
       const now = Date.now();
       const limit = b.page_size ?? 100;

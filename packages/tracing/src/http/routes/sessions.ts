@@ -83,17 +83,14 @@ export function sessionRoutes(tracing: TracingService): FastifyPluginAsyncZod {
     app.get("/sessions", { schema: { hide: true, querystring: SessionsQuery } }, async (request) => {
       const tenantId = requireApiCaller(request);
       const q = request.query;
-      let projects = await tracing.listProjects(tenantId, {
+      const projects = await tracing.listProjects(tenantId, {
         ...(q.name !== undefined ? { name: q.name } : {}),
         ...(q.name_contains ? { nameContains: q.name_contains } : {}),
         ...(q.id ? { ids: q.id } : {}),
+        ...(q.reference_dataset ? { referenceDatasetIds: q.reference_dataset } : {}),
         limit: q.limit,
         offset: q.offset,
       });
-      if (q.reference_dataset) {
-        const datasets = new Set(q.reference_dataset);
-        projects = projects.filter((p) => p.reference_dataset_id && datasets.has(p.reference_dataset_id));
-      }
       return Promise.all(projects.map((p) => shape(tenantId, p, q.include_stats)));
     });
 

@@ -17,6 +17,7 @@ export class SqlProjectStore implements TracingProjectStore {
       name?: string | undefined;
       nameContains?: string | undefined;
       ids?: string[] | undefined;
+      referenceDatasetIds?: string[] | undefined;
       limit: number;
       offset: number;
     },
@@ -24,6 +25,10 @@ export class SqlProjectStore implements TracingProjectStore {
     let query = this.db.selectFrom("tracing_projects").selectAll().where("tenant_id", "=", tenantId);
     if (filter.name !== undefined) query = query.where("name", "=", filter.name);
     if (filter.nameContains) query = query.where(this.dialect.contains("name", filter.nameContains, true));
+    if (filter.referenceDatasetIds) {
+      if (filter.referenceDatasetIds.length === 0) return [];
+      query = query.where("reference_dataset_id", "in", filter.referenceDatasetIds);
+    }
     if (filter.ids) {
       if (filter.ids.length === 0) return [];
       query = query.where("id", "in", filter.ids);
