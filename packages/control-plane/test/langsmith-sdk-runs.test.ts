@@ -86,7 +86,7 @@ for (const storage of STORAGES) {
         String(root?.total_cost),
       );
       assert.equal((root?.metadata as { customer?: string } | undefined)?.customer, "acme");
-      assert.match(root?.app_path ?? "", new RegExp(`^/tracing-projects/${projectId}\\?trace=`));
+      assert.match(root?.app_path ?? "", new RegExp(`^/o/[0-9a-f-]{36}/projects/p/${projectId}/r/`));
       // A numeric metadata value compares by its text (children inherit their root's metadata);
       // an unknown key matches nothing.
       const tier = await collect(
@@ -141,7 +141,14 @@ for (const storage of STORAGES) {
       const [root] = await collect(ls.listRuns({ projectName: project, isRoot: true }));
       assert.ok(root);
       const url = await ls.getRunUrl({ runId: root.id });
-      assert.equal(url, `${sp.base}/tracing-projects/${projectId}?trace=${root.trace_id}&run=${root.id}`);
+      const tenant = (await ls.readProject({ projectId })).tenant_id;
+      assert.equal(
+        url,
+        `${sp.base}/o/${tenant}/projects/p/${projectId}/r/${root.id}?trace_id=${root.trace_id}`,
+      );
+      // The run-object form (the SDK builds it from the project and workspace) names the same page.
+      const fromRun = await ls.getRunUrl({ run: root });
+      assert.equal(fromRun, `${sp.base}/o/${tenant}/projects/p/${projectId}/r/${root.id}?poll=true`);
       const viaV2 = await ls.runs.getURL(root.id, {
         project_id: projectId,
         trace_id: root.trace_id ?? root.id,

@@ -24,11 +24,14 @@ export interface RunView {
   app_path: string | null;
 }
 
-/** The dashboard path of a run: its project's trace page with the run selected. */
+/**
+ * The dashboard path of a run, spelt as LangSmith's `app_path`: `/o/<workspace>/projects/p/<project>/r/<run>?trace_id=<trace>`;
+ * the dashboard's run link selects the workspace and opens the run in its trace page.
+ */
 export function appPathOf(run: TraceRun): string | null {
   if (!run.project_id) return null;
   const trace = run.trace_id ?? run.id;
-  return `/tracing-projects/${run.project_id}?trace=${trace}&run=${run.id}`;
+  return `/o/${run.tenant_id}/projects/p/${run.project_id}/r/${run.id}?trace_id=${trace}`;
 }
 
 /**
