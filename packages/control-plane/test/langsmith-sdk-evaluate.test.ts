@@ -169,6 +169,20 @@ for (const storage of STORAGES) {
       assert.equal((await fetch(publicUrl)).status, 404);
     });
 
+    it("deleting a project removes its runs' feedback and public links", async () => {
+      const doomed = `doomed-${randomUUID().slice(0, 8)}`;
+      const runId = await traced(sp, ls, doomed, "gone soon");
+      const note = await ls.createFeedback(runId, "note", {
+        score: 1,
+        sessionId: (await ls.readProject({ projectName: doomed })).id,
+      });
+      const url = await ls.shareRun(runId);
+      await ls.deleteProject({ projectName: doomed });
+      await assert.rejects(ls.readFeedback(note.id), (e: Error & { status?: number }) => e.status === 404);
+      const token = url.split("/public/")[1]?.split("/")[0] ?? "";
+      assert.equal((await fetch(`${sp.base}/public/${token}/r`)).status, 404);
+    });
+
     it("another workspace sees none of it (404)", async () => {
       const other = await sp.plane.addTenant();
       const stranger = sdkClient(sp.base, { apiKey: other.key });

@@ -112,6 +112,38 @@ export class SqlProjectStore implements TracingProjectStore {
         .where("id", "=", id)
         .executeTakeFirst();
       if (result.numDeletedRows === 0n) return false;
+      // Its feedback goes with it: on its runs, and on the project itself (experiment summaries).
+      await trx
+        .deleteFrom("tracing_feedback")
+        .where("tenant_id", "=", tenantId)
+        .where((eb) =>
+          eb.or([
+            eb("session_id", "=", id),
+            eb(
+              "run_id",
+              "in",
+              eb
+                .selectFrom("tracing_runs")
+                .select("id")
+                .where("tenant_id", "=", tenantId)
+                .where("project_id", "=", id),
+            ),
+          ]),
+        )
+        .execute();
+      await trx
+        .deleteFrom("tracing_run_shares")
+        .where("tenant_id", "=", tenantId)
+        .where(
+          "run_id",
+          "in",
+          trx
+            .selectFrom("tracing_runs")
+            .select("id")
+            .where("tenant_id", "=", tenantId)
+            .where("project_id", "=", id),
+        )
+        .execute();
       await trx
         .deleteFrom("tracing_runs")
         .where("tenant_id", "=", tenantId)
