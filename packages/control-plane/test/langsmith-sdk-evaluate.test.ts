@@ -130,6 +130,22 @@ for (const storage of STORAGES) {
       const runs = await collect(ls.listRuns({ projectId: experiment.id, isRoot: true }));
       assert.equal(runs.length, 3);
       assert.deepEqual(new Set(runs.map((r) => r.reference_example_id)), new Set(examples.map((e) => e.id)));
+      // The generated client finds the experiment's runs by their dataset, with their scores.
+      const byDataset = await collect(
+        ls.runs.query({
+          reference_dataset_id: dataset.id,
+          is_root: true,
+          selects: ["REFERENCE_EXAMPLE_ID", "REFERENCE_DATASET_ID", "FEEDBACK_STATS"],
+        }),
+      );
+      assert.equal(byDataset.length, 3);
+      assert.ok(byDataset.every((r) => r.reference_dataset_id === dataset.id && r.reference_example_id));
+      assert.ok(
+        byDataset.every(
+          (r) => (r.feedback_stats as Record<string, { avg: number }> | undefined)?.exact?.avg === 1,
+        ),
+        JSON.stringify(byDataset),
+      );
       const feedback = await collect(
         ls.listFeedback({ runIds: runs.map((r) => r.id), feedbackKeys: ["exact"] }),
       );

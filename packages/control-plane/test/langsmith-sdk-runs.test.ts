@@ -114,6 +114,15 @@ for (const storage of STORAGES) {
       );
       assert.equal(llms.length, 4);
       assert.deepEqual(llms.map((r) => r.prompt_tokens).sort(), [10, 10, 20, 20]);
+      // has_error, trace_id and tree_filter narrow as the v1 query does.
+      assert.equal((await collect(ls.runs.query({ project_ids: [projectId], has_error: true }))).length, 0);
+      const traceId = root?.id ?? "";
+      const tree = await collect(ls.runs.query({ project_ids: [projectId], trace_id: traceId }));
+      assert.equal(tree.length, 3);
+      const withModel = await collect(
+        ls.runs.query({ project_ids: [projectId], is_root: true, tree_filter: 'eq(name, "model")' }),
+      );
+      assert.equal(withModel.length, 2);
     });
 
     it("client.runs.query refuses a filter it does not support with a 422 naming it", async () => {
