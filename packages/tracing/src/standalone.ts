@@ -9,7 +9,12 @@ import {
   sqliteDialect,
   storageFault,
 } from "@berth-platform/server-kit";
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from "fastify";
 import {
   hasZodFastifySchemaValidationErrors,
   serializerCompiler,
@@ -84,7 +89,11 @@ export async function startStandaloneTracing(options: StandaloneTracingOptions):
     { maxAgeMs: 0, maxProjectBytes: 0, sweepIntervalMs: 0 },
     logger,
   );
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, disableRequestLogging: true });
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // Request logs would carry headers (the API key).
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler((error: FastifyError, request, reply) => {
