@@ -206,6 +206,45 @@ for (const storage of STORAGES) {
       await assert.rejects(stranger.readRun(runId), (e: Error & { status?: number }) => e.status === 404);
       await assert.rejects(stranger.shareRun(runId), (e: Error & { status?: number }) => e.status === 404);
       assert.equal((await collect(stranger.listFeedback({ runIds: [runId] }))).length, 0);
+      const projectId = (await ls.readProject({ projectName: project })).id;
+      await assert.rejects(
+        stranger.readProject({ projectId }),
+        (e: Error & { status?: number }) => e.status === 404,
+      );
+      assert.equal((await collect(stranger.runs.query({ project_ids: [projectId] }))).length, 0);
+      await assert.rejects(
+        stranger.runs.retrieve(runId, { project_id: projectId }),
+        (e: Error & { status?: number }) => e.status === 404,
+      );
+      const note = await ls.createFeedback(runId, "note", { score: 1, sessionId: projectId });
+      await assert.rejects(
+        stranger.readFeedback(note.id),
+        (e: Error & { status?: number }) => e.status === 404,
+      );
+      await assert.rejects(
+        stranger.updateFeedback(note.id, { score: 0 }),
+        (e: Error & { status?: number }) => e.status === 404,
+      );
+      const dataset = await ls.createDataset(`private-${randomUUID().slice(0, 8)}`);
+      await assert.rejects(
+        stranger.readDataset({ datasetId: dataset.id }),
+        (e: Error & { status?: number }) => e.status === 404,
+      );
+      await assert.rejects(
+        stranger.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] }),
+        (e: Error & { status?: number }) => e.status === 404,
+      );
+    });
+
+    it("retention: feedback and share links of runs past retention go with them", async () => {
+      const runId = await traced(sp, ls, project, "old news");
+      const projectId = (await ls.readProject({ projectName: project })).id;
+      const note = await ls.createFeedback(runId, "note", { score: 1, sessionId: projectId });
+      const url = await ls.shareRun(runId);
+      // A sweep a year from now: every run is past the 14-day retention.
+      await sp.plane.plane.tracing.sweep(Date.now() + 365 * 86_400_000);
+      await assert.rejects(ls.readFeedback(note.id), (e: Error & { status?: number }) => e.status === 404);
+      assert.equal((await fetch(url.replace(/^https?:\/\/[^/]+/, sp.base))).status, 404);
     });
   });
 }

@@ -234,6 +234,9 @@ export class TracingService {
         }
       }
     }
+    // Feedback and share links of runs that are gone go with them.
+    await this.storage.feedback.removeOrphans();
+    await this.storage.shares.removeOrphans();
     if (removed > 0) this.logger.info({ removed }, "tracing: retention removed runs");
     return { removed };
   }

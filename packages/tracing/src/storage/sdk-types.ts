@@ -15,6 +15,8 @@ export interface FeedbackStore {
     },
   ): Promise<Feedback[]>;
   remove(tenantId: string, id: string): Promise<boolean>;
+  /** Removes feedback on runs that no longer exist (retention); how many went. */
+  removeOrphans(): Promise<number>;
   /** Stats per run of these runs. */
   statsOfRuns(tenantId: string, runIds: string[]): Promise<Map<string, FeedbackStats>>;
   /** Stats of a project: feedback on its runs and on itself. */
@@ -63,6 +65,8 @@ export interface ShareStore {
   ofRun(tenantId: string, runId: string): Promise<RunShare | undefined>;
   byToken(token: string): Promise<RunShare | undefined>;
   unshare(tenantId: string, runId: string): Promise<boolean>;
+  /** Removes links of runs that no longer exist (retention); how many went. */
+  removeOrphans(): Promise<number>;
 }
 
 /** An LLM run of a trace, as token and cost roll-ups read it. */

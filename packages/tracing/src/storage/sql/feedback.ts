@@ -87,6 +87,24 @@ export class SqlFeedbackStore implements FeedbackStore {
     return result.numDeletedRows > 0n;
   }
 
+  async removeOrphans(): Promise<number> {
+    const result = await this.db
+      .deleteFrom("tracing_feedback")
+      .where("run_id", "<>", "")
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("tracing_runs as r")
+              .select("r.id")
+              .whereRef("r.tenant_id", "=", "tracing_feedback.tenant_id")
+              .whereRef("r.id", "=", "tracing_feedback.run_id"),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async statsOfRuns(tenantId: string, runIds: string[]): Promise<Map<string, FeedbackStats>> {
     const out = new Map<string, FeedbackStats>();
     if (runIds.length === 0) return out;

@@ -72,6 +72,23 @@ export class SqlShareStore implements ShareStore {
       .executeTakeFirst();
   }
 
+  async removeOrphans(): Promise<number> {
+    const result = await this.db
+      .deleteFrom("tracing_run_shares")
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("tracing_runs as r")
+              .select("r.id")
+              .whereRef("r.tenant_id", "=", "tracing_run_shares.tenant_id")
+              .whereRef("r.id", "=", "tracing_run_shares.run_id"),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async unshare(tenantId: string, runId: string): Promise<boolean> {
     const result = await this.db
       .deleteFrom("tracing_run_shares")
