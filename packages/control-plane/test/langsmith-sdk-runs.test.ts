@@ -173,6 +173,30 @@ for (const storage of STORAGES) {
       assert.equal(retrieved.name, "agent");
     });
 
+    it("the dashboard's API shows each trace's cost and each model run's own", async () => {
+      const headers = { "x-api-key": ADMIN_KEY };
+      const list = (await (
+        await fetch(`${sp.base}/v2/tracing-projects/${projectId}/traces`, { headers })
+      ).json()) as {
+        resources: Array<{ trace_id: string; total_tokens: number; total_cost: number }>;
+      };
+      assert.equal(list.resources.length, 2);
+      const expected = 30 * PROMPT + 10 * COMPLETION;
+      for (const t of list.resources)
+        assert.ok(Math.abs(t.total_cost - expected) < 1e-12, String(t.total_cost));
+      const traceId = list.resources[0]?.trace_id ?? "";
+      const trace = (await (
+        await fetch(`${sp.base}/v2/tracing-projects/${projectId}/traces/${traceId}`, { headers })
+      ).json()) as {
+        total_cost: number;
+        root: { total_cost: number | null; children: Array<{ total_cost: number; prompt_tokens: number }> };
+      };
+      assert.ok(Math.abs(trace.total_cost - expected) < 1e-12);
+      assert.equal(trace.root.total_cost, null);
+      const first = trace.root.children.find((c) => c.prompt_tokens === 10);
+      assert.ok(first && Math.abs(first.total_cost - (10 * PROMPT + 4 * COMPLETION)) < 1e-12);
+    });
+
     it("readProject({includeStats}) gives counts, latency, tokens, cost", async () => {
       const stats = await ls.readProject({ projectName: project, includeStats: true });
       assert.equal(stats.run_count, 2);

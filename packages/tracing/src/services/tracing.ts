@@ -139,7 +139,23 @@ export class TracingService {
   /** A project's traces (root runs with their trees' totals), newest first. */
   async traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]> {
     await this.project(tenantId, projectId);
-    return this.storage.traces.traces(tenantId, projectId, filter);
+    const summaries = await this.storage.traces.traces(tenantId, projectId, filter);
+    // Each tree's cost: the root's usage rolled up over its model runs, priced.
+    const views = await this.views.of(
+      tenantId,
+      summaries.map((s) => s.root),
+    );
+    return summaries.map((summary, i) => {
+      const usage = views[i]?.usage;
+      return usage
+        ? {
+            ...summary,
+            prompt_cost: usage.prompt_cost,
+            completion_cost: usage.completion_cost,
+            total_cost: usage.total_cost,
+          }
+        : summary;
+    });
   }
 
   /** Totals of a project's traces started in a window: counts, latency, tokens. */

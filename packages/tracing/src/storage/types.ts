@@ -50,6 +50,10 @@ export interface TraceSummary {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** USD of the tree's priced model runs (null: none priced); set by the service, not the store. */
+  prompt_cost?: number | null;
+  completion_cost?: number | null;
+  total_cost?: number | null;
 }
 
 /** Totals of a project's traces in a time window (by the root runs' start). */
