@@ -1,4 +1,10 @@
 import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
+import {
+  LANGSMITH_PREFIX,
+  type LangSmithDeps,
+  langsmithRoutes,
+  type TracingService,
+} from "@berth-platform/tracing";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
@@ -17,7 +23,6 @@ import {
 } from "./http/routes/dashboard.js";
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
-import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
 import { listenerAgentRoutes } from "./http/routes/listener-agent.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
@@ -40,7 +45,6 @@ import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { PushWatcher } from "./services/push-watcher.js";
 import type { RevisionService } from "./services/revisions.js";
-import type { TracingService } from "./services/tracing.js";
 import type { UploadService } from "./services/uploads.js";
 import { CONTROL_PLANE_VERSION } from "./version.js";
 
@@ -143,8 +147,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await agentProxyRoutes(app, deps.gateway, deps.auth);
   // Listeners authenticate with their own key, not a workspace API key (see listener-agent.ts).
   await app.register(listenerAgentRoutes(deps.listenerAgent));
-  // The LangSmith-compatible API (trace ingest from agents, the SDK's reads), with its own auth.
+  // The LangSmith-compatible API (the tracing package, with its own parsers and auth hook) where
+  // users point the SDK: /langsmith-api (deployed agents' endpoint), /api/v1 (as self-hosted
+  // LangSmith serves it) and the root. Its paths (/info, /runs, /sessions, /feedback, /datasets,
+  // /examples, /public, /api/v2) are none of the control plane's own (docs/decisions.md).
   await app.register(langsmithRoutes(deps.langsmith), { prefix: LANGSMITH_PREFIX });
+  await app.register(langsmithRoutes(deps.langsmith, { v2: false }), { prefix: "/api/v1" });
+  await app.register(langsmithRoutes(deps.langsmith));
   await app.register(async (api) => {
     requirePrincipal(api, deps.auth);
     await api.register(workspaceRoutes(deps.access));

@@ -1,10 +1,9 @@
+import { type TracingService, traceSummaryToWire, traceToWire } from "@berth-platform/tracing";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BadRequestError } from "../../errors.js";
 import { ProjectListQuery, ProjectParams } from "../../schemas/query.js";
 import { COMMON_ERRORS, NoContent, pageOf, TracingProjectOut } from "../../schemas/responses.js";
-import type { TracingService } from "../../services/tracing.js";
-import { traceSummaryToWire, traceToWire } from "../trace-wire.js";
 import { projectToWire } from "../wire.js";
 
 const tags = ["tracing projects"];
@@ -24,6 +23,10 @@ const Tokens = {
   prompt_tokens: z.number().nullable(),
   completion_tokens: z.number().nullable(),
   total_tokens: z.number().nullable(),
+  // Priced model runs' cost in USD, when the wire has it (the dashboard shows it if present).
+  prompt_cost: z.union([z.number(), z.string()]).nullable().optional(),
+  completion_cost: z.union([z.number(), z.string()]).nullable().optional(),
+  total_cost: z.union([z.number(), z.string()]).nullable().optional(),
 };
 const Timing = {
   status: z.enum(["success", "error", "pending"]),
@@ -212,7 +215,8 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { project_id, trace_id } = request.params;
-        return traceToWire(trace_id, await tracing.trace(request.tenantId, project_id, trace_id));
+        const runs = await tracing.trace(request.tenantId, project_id, trace_id);
+        return traceToWire(trace_id, runs, await tracing.views.of(request.tenantId, runs, false));
       },
     );
   };
