@@ -21,7 +21,9 @@ import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/ro
 import { listenerAgentRoutes } from "./http/routes/listener-agent.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
+import { feedbackRoutes } from "./http/routes/langsmith-feedback.js";
 import { projectRoutes } from "./http/routes/projects.js";
+import { traceSeriesRoutes } from "./http/routes/trace-series.js";
 import { pushHookRoutes } from "./http/routes/push-hook.js";
 import { pushTokenRoutes } from "./http/routes/push-token.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
@@ -40,6 +42,7 @@ import type { ListenerService } from "./services/listeners.js";
 import type { LogService } from "./services/logs.js";
 import type { PushWatcher } from "./services/push-watcher.js";
 import type { RevisionService } from "./services/revisions.js";
+import type { FeedbackService } from "./services/feedback.js";
 import type { TracingService } from "./services/tracing.js";
 import type { UploadService } from "./services/uploads.js";
 import { CONTROL_PLANE_VERSION } from "./version.js";
@@ -53,6 +56,7 @@ export interface AppDeps {
   deployments: DeploymentService;
   revisions: RevisionService;
   tracing: TracingService;
+  feedback: FeedbackService;
   langsmith: LangSmithDeps;
   uploads: UploadService;
   logs: LogService;
@@ -145,6 +149,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(listenerAgentRoutes(deps.listenerAgent));
   // The LangSmith-compatible API (trace ingest from agents, the SDK's reads), with its own auth.
   await app.register(langsmithRoutes(deps.langsmith), { prefix: LANGSMITH_PREFIX });
+  // Feedback needs a workspace API key (never an ingest key): the control plane's own auth.
+  await app.register(
+    async (api) => {
+      requireTenant(api, deps.auth);
+      await api.register(feedbackRoutes(deps.feedback));
+    },
+    { prefix: LANGSMITH_PREFIX },
+  );
   await app.register(async (api) => {
     requirePrincipal(api, deps.auth);
     await api.register(workspaceRoutes(deps.access));
@@ -160,6 +172,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(pushTokenRoutes(deps.deployments, deps.config.registry));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.tracing));
+    await api.register(traceSeriesRoutes(deps.tracing));
     await api.register(templateRoutes(deps.templates));
   });
   return app;

@@ -34,6 +34,7 @@ import { PushWatcher } from "./services/push-watcher.js";
 import { RevisionWorker } from "./services/revision-worker.js";
 import { RevisionService } from "./services/revisions.js";
 import { TraceIngestQueue } from "./services/trace-ingest.js";
+import { FeedbackService } from "./services/feedback.js";
 import { TracingService } from "./services/tracing.js";
 import { UploadService } from "./services/uploads.js";
 import { openPostgresStorage } from "./storage/postgres/index.js";
@@ -230,6 +231,7 @@ export async function createControlPlane(
       deployments,
       revisions,
       tracing,
+      feedback: new FeedbackService(storage, tracing),
       langsmith: {
         tracing,
         queue: traceQueue,

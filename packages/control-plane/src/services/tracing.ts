@@ -7,6 +7,7 @@ import type {
   ControlPlaneStorage,
   RunQuery,
   TraceFilter,
+  TraceSeries,
   TraceStats,
   TraceSummary,
 } from "../storage/types.js";
@@ -131,6 +132,16 @@ export class TracingService {
   ): Promise<TraceStats> {
     await this.project(tenantId, projectId);
     return this.storage.traces.stats(tenantId, projectId, window);
+  }
+
+  /** A project's traces per time bucket of a window (charts). */
+  async series(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs: number; startBeforeMs: number; buckets: number },
+  ): Promise<TraceSeries> {
+    await this.project(tenantId, projectId);
+    return this.storage.traces.series(tenantId, projectId, window);
   }
 
   /** Every run of a trace of the project, or 404. */

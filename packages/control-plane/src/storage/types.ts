@@ -1,6 +1,7 @@
 import type { DeploymentStatus } from "../domain/deployment-status.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
 import type { RunFilter } from "../domain/run-filter.js";
+import type { Feedback } from "../domain/feedback.js";
 import type { RunStatus, RunWrite, TraceRun } from "../domain/tracing.js";
 import type {
   Deployment,
@@ -167,6 +168,8 @@ export interface TraceFilter {
   status?: RunStatus | undefined;
   threadId?: string | undefined;
   agentRunId?: string | undefined;
+  /** Text some run of the trace holds (name, tags, metadata, inputs, outputs; case folded). */
+  text?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -178,6 +181,22 @@ export interface TraceSummary {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Failed runs in the tree (the trace failed when any did). */
+  error_count: number;
+}
+
+/** A project's traces per time bucket (by the root's start): counts, latency, model tokens. */
+export interface TraceSeries {
+  start_ms: number;
+  bucket_ms: number;
+  points: Array<{
+    start_ms: number;
+    traces: number;
+    errors: number;
+    latency_p50_ms: number | null;
+    latency_p99_ms: number | null;
+    total_tokens: number;
+  }>;
 }
 
 /** Totals of a project's traces in a time window (by the root runs' start). */
@@ -231,6 +250,12 @@ export interface TraceStore {
     projectId: string,
     window: { startAfterMs?: number | undefined; startBeforeMs?: number | undefined },
   ): Promise<TraceStats>;
+  /** A project's traces started in the window, per bucket (charts of latency and tokens). */
+  series(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs: number; startBeforeMs: number; buckets: number },
+  ): Promise<TraceSeries>;
   /** Every run of one trace (in dotted order). */
   trace(tenantId: string, traceId: string): Promise<TraceRun[]>;
   /** One run. */
@@ -325,6 +350,17 @@ export interface ListenerStore {
   delete(tenantId: string, id: string): Promise<boolean>;
 }
 
+/** Feedback on runs (LangSmith's `/feedback`). */
+export interface FeedbackStore {
+  /** Inserts feedback; throws ConflictError when the tenant already has its id. */
+  create(feedback: Feedback): Promise<void>;
+  /** The tenant's feedback, newest first, of some runs and keys. */
+  list(
+    tenantId: string,
+    filter: { runIds?: string[] | undefined; keys?: string[] | undefined; limit: number; offset: number },
+  ): Promise<Feedback[]>;
+}
+
 /** The control plane's storage port; adapters: SQLite (now), PostgreSQL (later). */
 export interface ControlPlaneStorage {
   listeners: ListenerStore;
@@ -335,5 +371,6 @@ export interface ControlPlaneStorage {
   revisions: RevisionStore;
   projects: TracingProjectStore;
   traces: TraceStore;
+  feedback: FeedbackStore;
   close(): Promise<void>;
 }

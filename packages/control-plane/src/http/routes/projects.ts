@@ -18,6 +18,8 @@ const TraceListQuery = z.object({
   status: z.enum(["success", "error", "pending"]).optional(),
   thread_id: z.string().max(200).optional(),
   run_id: z.string().max(200).optional(),
+  /** Text any run of the trace holds: name, tags, metadata, inputs, outputs (case folded). */
+  q: z.string().trim().max(500).optional(),
 });
 
 const Tokens = {
@@ -38,6 +40,8 @@ const TraceSummaryOut = z.object({
   name: z.string().nullable(),
   run_type: z.string().nullable(),
   error: z.string().nullable(),
+  error_count: z.number(),
+  tags: z.array(z.string()),
   ...Timing,
   thread_id: z.string().nullable(),
   run_id: z.string().nullable(),
@@ -72,6 +76,7 @@ const TraceOut = z.object({
   trace_id: z.uuid(),
   project_id: z.uuid().nullable(),
   ...Timing,
+  error_count: z.number(),
   thread_id: z.string().nullable(),
   run_id: z.string().nullable(),
   graph_id: z.string().nullable(),
@@ -175,6 +180,7 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
           status: q.status,
           threadId: q.thread_id,
           agentRunId: q.run_id,
+          text: q.q || undefined,
           limit: q.limit,
           offset: q.offset,
         });

@@ -3,6 +3,7 @@ import type { SecretBox } from "../../secrets/box.js";
 import type { ControlPlaneStorage } from "../types.js";
 import { SqlDeploymentStore } from "./deployments.js";
 import type { SqlDialect } from "./dialect.js";
+import { SqlFeedbackStore } from "./feedback.js";
 import { SqlListenerStore } from "./listeners.js";
 import { SqlLogStore } from "./logs.js";
 import { SqlProjectStore } from "./projects.js";
@@ -33,6 +34,7 @@ export function sqlStorage(
     revisions: new SqlRevisionStore(db, codec),
     projects: new SqlProjectStore(db, dialect),
     traces: new SqlTraceStore(db, dialect),
+    feedback: new SqlFeedbackStore(db, dialect),
     close,
   };
 }

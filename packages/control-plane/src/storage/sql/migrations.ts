@@ -253,6 +253,32 @@ const migrations = (d: SqlDialect): Record<string, Migration> => ({
           select p.deployment_id from tracing_projects p where p.id = tracing_runs.project_id)`.execute(db);
     },
   },
+  "0033_tracing_feedback": {
+    // Feedback on runs (issue 30), LangSmith's `/feedback`: keyed by workspace and id like runs.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("tracing_feedback")
+        .addColumn("seq", d.seqType, d.seq)
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("id", "text", (c) => c.notNull())
+        .addColumn("run_id", "text", (c) => c.notNull())
+        .addColumn("trace_id", "text")
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("score", "double precision")
+        .addColumn("value", "text")
+        .addColumn("comment", "text")
+        .addColumn("correction", "text")
+        .addColumn("feedback_source", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("tracing_feedback_tenant_id", ["tenant_id", "id"])
+        .execute();
+      await db.schema
+        .createIndex("tracing_feedback_run")
+        .on("tracing_feedback")
+        .columns(["tenant_id", "run_id"])
+        .execute();
+    },
+  },
 });
 
 /** Feeds the in-code migrations, in `dialect`'s types, to Kysely's Migrator. */

@@ -156,9 +156,26 @@ export interface TracingRunsTable {
   received_ms: number;
 }
 
+/** Feedback on runs (migration 0033_tracing_feedback; `value`, `correction`, `feedback_source` hold JSON text). */
+export interface TracingFeedbackTable {
+  seq: Generated<number>;
+  tenant_id: string;
+  id: string;
+  run_id: string;
+  trace_id: string | null;
+  key: string;
+  score: number | null;
+  value: string | null;
+  comment: string | null;
+  correction: string | null;
+  feedback_source: string | null;
+  created_at: string;
+}
+
 /** The whole database. */
 export interface ControlPlaneDb {
   tracing_runs: TracingRunsTable;
+  tracing_feedback: TracingFeedbackTable;
   listeners: ListenersTable;
   revision_logs: RevisionLogsTable;
   uploads: UploadsTable;

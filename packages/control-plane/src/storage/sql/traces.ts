@@ -1,8 +1,10 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { RunWrite, TraceRun } from "../../domain/tracing.js";
-import type { RunQuery, TraceFilter, TraceStats, TraceStore, TraceSummary } from "../types.js";
+import type { RunQuery, TraceFilter, TraceSeries, TraceStats, TraceStore, TraceSummary } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
 import { filterCondition } from "./run-filter-sql.js";
+import { traceFailed, traceMentions, traceStatusIs } from "./trace-conditions.js";
+import { traceSeries } from "./trace-series.js";
 import type { ControlPlaneDb, TracingRunsTable } from "./schema.js";
 
 /** Rows per INSERT: ~25 parameters each stays far below SQLite's and PostgreSQL's limits. */
@@ -90,11 +92,8 @@ export class SqlTraceStore implements TraceStore {
     if (filter.startBeforeMs !== undefined) query = query.where("start_ms", "<", filter.startBeforeMs);
     if (filter.threadId !== undefined) query = query.where("thread_id", "=", filter.threadId);
     if (filter.agentRunId !== undefined) query = query.where("agent_run_id", "=", filter.agentRunId);
-    if (filter.status === "error") query = query.where("error", "is not", null);
-    else if (filter.status === "success")
-      query = query.where("error", "is", null).where("end_ms", "is not", null);
-    else if (filter.status === "pending")
-      query = query.where("error", "is", null).where("end_ms", "is", null);
+    if (filter.status !== undefined) query = query.where(traceStatusIs(filter.status, tenantId, projectId));
+    if (filter.text) query = query.where(traceMentions(filter.text, this.dialect, tenantId, projectId));
     const roots = await query
       .orderBy("start_ms", "desc")
       .orderBy("seq", "desc")
@@ -113,6 +112,7 @@ export class SqlTraceStore implements TraceStore {
           "completion",
         ),
         sql<number>`sum(case when run_type = 'llm' then coalesce(total_tokens, 0) else 0 end)`.as("total"),
+        sql<number>`sum(case when error is not null then 1 else 0 end)`.as("errors"),
       ])
       .where("tenant_id", "=", tenantId)
       .where(
@@ -131,6 +131,7 @@ export class SqlTraceStore implements TraceStore {
         prompt_tokens: Number(t?.prompt ?? 0),
         completion_tokens: Number(t?.completion ?? 0),
         total_tokens: Number(t?.total ?? 0),
+        error_count: Number(t?.errors ?? (row.error === null ? 0 : 1)),
       };
     });
   }
@@ -150,8 +151,10 @@ export class SqlTraceStore implements TraceStore {
     const counts = await roots
       .select((eb) => [
         eb.fn.countAll<number>().as("traces"),
-        sql<number>`sum(case when error is not null then 1 else 0 end)`.as("errors"),
-        sql<number>`sum(case when error is null and end_ms is null then 1 else 0 end)`.as("pending"),
+        sql<number>`sum(case when ${traceFailed(tenantId, projectId)} then 1 else 0 end)`.as("errors"),
+        sql<number>`sum(case when ${traceStatusIs("pending", tenantId, projectId)} then 1 else 0 end)`.as(
+          "pending",
+        ),
         sql<number | null>`avg(case when end_ms is not null then end_ms - start_ms end)`.as("avg"),
       ])
       .executeTakeFirst();
@@ -190,6 +193,14 @@ export class SqlTraceStore implements TraceStore {
       completion_tokens: Number(tokens?.completion ?? 0),
       total_tokens: Number(tokens?.total ?? 0),
     };
+  }
+
+  series(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs: number; startBeforeMs: number; buckets: number },
+  ): Promise<TraceSeries> {
+    return traceSeries(this.db, tenantId, projectId, window);
   }
 
   async trace(tenantId: string, traceId: string): Promise<TraceRun[]> {
