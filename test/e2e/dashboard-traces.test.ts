@@ -14,6 +14,7 @@ import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 const KEY = "e2e-dashboard-traces-key-0123456789abcdef";
 const PROJECT = "e2e-traces";
 const missing = browserMissing();
+const TAGS: Record<string, unknown> = { tags: ["prod", "e2e"] };
 
 const lc = (cls: string, kwargs: Record<string, unknown>) => ({
   lc: 1,
@@ -27,7 +28,11 @@ const toolCall = lc("AIMessage", {
   content: "",
   tool_calls: [{ id: "call_w1", name: "get_weather", args: { city: "Lisbon" } }],
 });
-const toolResult = lc("ToolMessage", { content: "22 °C, sunny", name: "get_weather", tool_call_id: "call_w1" });
+const toolResult = lc("ToolMessage", {
+  content: "22 °C, sunny",
+  name: "get_weather",
+  tool_call_id: "call_w1",
+});
 const answer = lc("AIMessage", { content: [{ type: "text", text: "It is sunny in Lisbon, 22 °C." }] });
 
 /** `<time>Z<id>` as LangSmith's dotted order writes one segment. */
@@ -62,7 +67,8 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
       end_time: at(1_200).getTime(),
       inputs: { messages: [question] },
       outputs: { messages: [question, toolCall, toolResult, answer] },
-      tags: ["prod", "e2e"],
+      // The SDK sends tags (RunTree does) though createRun's type leaves them out.
+      ...TAGS,
       extra: { metadata: { customer: "north-wind" } },
     });
     await ls.createRun({
@@ -148,8 +154,14 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
   });
 
   it("a trace whose child failed is failed, and the error filter finds it", async () => {
-    assert.equal(await page.locator(`#traces tr[data-trace='${weatherId}']`).getAttribute("data-status"), "error");
-    assert.equal(await page.locator(`#traces tr[data-trace='${stocksId}']`).getAttribute("data-status"), "success");
+    assert.equal(
+      await page.locator(`#traces tr[data-trace='${weatherId}']`).getAttribute("data-status"),
+      "error",
+    );
+    assert.equal(
+      await page.locator(`#traces tr[data-trace='${stocksId}']`).getAttribute("data-status"),
+      "success",
+    );
     await page.selectOption("select[aria-label='Trace status']", "error");
     await page.locator(`#traces tr[data-trace='${stocksId}']`).waitFor({ state: "detached" });
     assert.equal(await page.locator("#traces tr[data-trace]").count(), 1);
@@ -160,7 +172,12 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
   it("a search finds traces by the text of any of their runs", async () => {
     await page.fill("input[name=trace-search]", "acme");
     await page.locator(`#traces tr[data-trace='${weatherId}']`).waitFor({ state: "detached" });
-    assert.deepEqual(await page.locator("#traces tr[data-trace]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-trace"))), [stocksId]);
+    assert.deepEqual(
+      await page
+        .locator("#traces tr[data-trace]")
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-trace"))),
+      [stocksId],
+    );
     assert.match(page.url(), /[?&]q=acme/);
     // Metadata of the root, a model's output message (tool call arguments) of a child.
     await page.fill("input[name=trace-search]", "north-wind");

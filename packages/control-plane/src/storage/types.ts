@@ -1,7 +1,7 @@
 import type { DeploymentStatus } from "../domain/deployment-status.js";
+import type { Feedback } from "../domain/feedback.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
 import type { RunFilter } from "../domain/run-filter.js";
-import type { Feedback } from "../domain/feedback.js";
 import type { RunStatus, RunWrite, TraceRun } from "../domain/tracing.js";
 import type {
   Deployment,

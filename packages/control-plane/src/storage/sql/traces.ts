@@ -3,9 +3,9 @@ import type { RunWrite, TraceRun } from "../../domain/tracing.js";
 import type { RunQuery, TraceFilter, TraceSeries, TraceStats, TraceStore, TraceSummary } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
 import { filterCondition } from "./run-filter-sql.js";
+import type { ControlPlaneDb, TracingRunsTable } from "./schema.js";
 import { traceFailed, traceMentions, traceStatusIs } from "./trace-conditions.js";
 import { traceSeries } from "./trace-series.js";
-import type { ControlPlaneDb, TracingRunsTable } from "./schema.js";
 
 /** Rows per INSERT: ~25 parameters each stays far below SQLite's and PostgreSQL's limits. */
 const CHUNK = 400;
