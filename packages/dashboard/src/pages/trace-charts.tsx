@@ -53,7 +53,7 @@ export function TraceCharts({ projectId }: { projectId: string }) {
           ))}
         </fieldset>
         <span class="muted" id="series-totals">
-          {traces} traces · {errors} failed
+          {traces} trace{traces === 1 ? "" : "s"} · {errors} failed
         </span>
       </div>
       <ErrorBox error={series.error} />
