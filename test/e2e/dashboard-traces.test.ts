@@ -47,6 +47,7 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
   let errors: string[];
   const weatherId = randomUUID();
   const stocksId = randomUUID();
+  const modelId = randomUUID();
 
   before(async () => {
     await cp.start();
@@ -54,7 +55,6 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
     const t0 = new Date(Date.now() - 5_000);
     const at = (ms: number) => new Date(t0.getTime() + ms);
     const rootDotted = segment(t0, weatherId);
-    const modelId = randomUUID();
     const newsId = randomUUID();
     const common = { project_name: PROJECT, trace_id: weatherId };
     await ls.createRun({
@@ -230,6 +230,19 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
     const news = page.locator("#run-detail[data-run=lookup_news]");
     await news.locator(".run-error").waitFor();
     assert.equal(await news.locator("#run-feedback").count(), 0);
+  });
+
+  it("a run's LangSmith-style link (app_path, what getRunUrl opens) opens that run in its trace", async () => {
+    const [workspace] = (await cp.get("/api/v1/workspaces")) as Array<{ id: string }>;
+    const project = (await cp.get(`/v2/tracing-projects?name=${PROJECT}`)).resources[0];
+    await page.goto(`${cp.url}/o/${workspace?.id}/projects/p/${project.id}/r/${modelId}`);
+    await page.locator("#run-detail[data-run=ChatModel]").waitFor();
+    assert.equal(await page.locator("#trace").getAttribute("data-trace"), weatherId);
+    assert.match(page.url(), new RegExp(`selected_run=${modelId}`));
+    // Selecting another run puts it in the URL; reloading opens it again.
+    await page.click("#run-tree tr[data-run=lookup_news] button.link");
+    await page.reload();
+    await page.locator("#run-detail[data-run=lookup_news]").waitFor();
   });
 
   it("the charts count the traces over the chosen range", async () => {

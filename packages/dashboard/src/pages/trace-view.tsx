@@ -7,6 +7,7 @@ import { ErrorBox, Loading, StatusBadge } from "../components/ui.js";
 import { useSession } from "../context.js";
 import { cost, duration, shortId, when } from "../format.js";
 import { useInterval, useLoad } from "../hooks.js";
+import { setQuery } from "../router.js";
 import { conversationOf } from "./trace-messages.js";
 
 function tokens(n: number | null | undefined): string {
@@ -38,12 +39,26 @@ function Tags({ tags }: { tags: readonly string[] | undefined }) {
 }
 
 /** One trace: its totals, the run tree with timing bars, and the selected run's details. */
-export function TraceView({ projectId, traceId }: { projectId: string; traceId: string }) {
+export function TraceView({
+  projectId,
+  traceId,
+  runId = null,
+}: {
+  projectId: string;
+  traceId: string;
+  /** The run selected first (`?selected_run=`; else the root). */
+  runId?: string | null;
+}) {
   const { client } = useSession();
   const trace = useLoad(() => client.trace(projectId, traceId), [client, projectId, traceId]);
   const pending = trace.data !== undefined && trace.data.root?.status === "pending";
   useInterval(trace.reload, 2000, pending);
-  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [selectedId, setSelectedId] = useState<string | null>(runId);
+  // The selection goes into the URL, so a link opens the same run.
+  const select = (id: string) => {
+    setSelectedId(id);
+    setQuery("selected_run", id);
+  };
   if (!trace.data) {
     return (
       <section class="card" id="trace">
@@ -120,10 +135,10 @@ export function TraceView({ projectId, traceId }: { projectId: string; traceId: 
                   data-run={node.name ?? ""}
                   data-run-type={node.run_type ?? ""}
                   class={`${node.id === selected?.id ? "active" : ""} ${node.status}`}
-                  onClick={() => setSelectedId(node.id)}
+                  onClick={() => select(node.id)}
                 >
                   <td style={{ paddingLeft: `${0.4 + depth * 1.1}rem` }}>
-                    <button type="button" class="link" onClick={() => setSelectedId(node.id)}>
+                    <button type="button" class="link" onClick={() => select(node.id)}>
                       {node.name ?? shortId(node.id)}
                     </button>{" "}
                     <span class="tag">{node.run_type}</span>

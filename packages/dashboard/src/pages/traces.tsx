@@ -62,6 +62,9 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
   const list = traces.data?.resources ?? [];
   const only = runId && list.length === 1 ? (list[0]?.trace_id ?? null) : null;
   const open = query.get("trace") ?? only;
+  // Opening another trace forgets the run selected in this one.
+  const traceQuery = new URLSearchParams(query);
+  traceQuery.delete("selected_run");
   return (
     <div class="traces">
       <TraceCharts projectId={projectId} />
@@ -140,7 +143,7 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
                 class={t.trace_id === open ? "active" : ""}
               >
                 <td>
-                  <a href={withQuery(query, "trace", t.trace_id)}>{t.name ?? shortId(t.trace_id)}</a>
+                  <a href={withQuery(traceQuery, "trace", t.trace_id)}>{t.name ?? shortId(t.trace_id)}</a>
                 </td>
                 <td title={t.error_count ? `${t.error_count} failed run(s)` : ""}>
                   <StatusBadge status={t.status} />
@@ -200,7 +203,9 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
           </div>
         )}
       </section>
-      {open ? <TraceView key={open} projectId={projectId} traceId={open} /> : null}
+      {open ? (
+        <TraceView key={open} projectId={projectId} traceId={open} runId={query.get("selected_run")} />
+      ) : null}
     </div>
   );
 }

@@ -26,6 +26,10 @@ const Tokens = {
   prompt_tokens: z.number().nullable(),
   completion_tokens: z.number().nullable(),
   total_tokens: z.number().nullable(),
+  // Priced model runs' cost in USD, when the wire has it (the dashboard shows it if present).
+  prompt_cost: z.union([z.number(), z.string()]).nullable().optional(),
+  completion_cost: z.union([z.number(), z.string()]).nullable().optional(),
+  total_cost: z.union([z.number(), z.string()]).nullable().optional(),
 };
 const Timing = {
   status: z.enum(["success", "error", "pending"]),
