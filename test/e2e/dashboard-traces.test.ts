@@ -8,7 +8,14 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Client } from "langsmith";
 import type { Browser, Page } from "playwright-core";
-import { browserMissing, launchChromium, screensDir, screenshot, watchErrors } from "./browser-helpers.js";
+import {
+  browserMissing,
+  LAYOUT_PROBLEMS,
+  launchChromium,
+  screensDir,
+  screenshot,
+  watchErrors,
+} from "./browser-helpers.js";
 import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 
 const KEY = "e2e-dashboard-traces-key-0123456789abcdef";
@@ -243,6 +250,26 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
     await page.click("#run-tree tr[data-run=lookup_news] button.link");
     await page.reload();
     await page.locator("#run-detail[data-run=lookup_news]").waitFor();
+  });
+
+  it("at 390 px the conversation, its raw JSON, tags and feedback fit the screen", async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await phone.goto(`${cp.url}/`);
+    await phone.fill("input[name=api-key]", KEY);
+    await phone.click("button[type=submit]");
+    await phone.locator("header.top").waitFor();
+    const project = (await cp.get(`/v2/tracing-projects?name=${PROJECT}`)).resources[0];
+    await phone.goto(`${cp.url}/tracing-projects/${project.id}?trace=${weatherId}`);
+    const outputs = phone.locator("#run-detail .run-value[data-part=outputs]");
+    await outputs.locator(".tool-call").waitFor();
+    await phone.locator("#run-feedback li").waitFor();
+    const problems = (await phone.evaluate(LAYOUT_PROBLEMS)) as string[];
+    await outputs.locator("button.raw-toggle").click();
+    await outputs.locator("pre.json").waitFor();
+    problems.push(...((await phone.evaluate(LAYOUT_PROBLEMS)) as string[]).map((p) => `raw: ${p}`));
+    await phone.screenshot({ path: `${screensDir(cp.temp.dir)}/dashboard-trace-390.png`, fullPage: true });
+    await phone.close();
+    assert.deepEqual(problems, []);
   });
 
   it("the charts count the traces over the chosen range", async () => {
