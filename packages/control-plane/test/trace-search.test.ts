@@ -126,6 +126,9 @@ for (const storage of ["sqlite", ...(TEST_DATABASE_URL ? ["postgres"] : [])]) {
       // Blank is no search; a name matches too.
       assert.equal((await traces("q=%20")).ids.length, 3);
       assert.deepEqual((await traces("q=lookup")).ids, [failedChild.id]);
+      // A child run's id, pasted, finds its trace.
+      const childId = String(failedChild.runs[1]?.id);
+      assert.deepEqual((await traces(`q=${childId.toUpperCase()}`)).ids, [failedChild.id]);
     });
 
     it("pages the matches, newest first, and combines with the status filter", async () => {
@@ -257,6 +260,11 @@ for (const storage of ["sqlite", ...(TEST_DATABASE_URL ? ["postgres"] : [])]) {
       assert.equal(foreign.statusCode, 404);
       const theirs = await p.raw({ method: "GET", url: `${PREFIX}/feedback?run=${runId}`, headers });
       assert.deepEqual(theirs.json(), []);
+      // Feedback goes out of sight with its runs (here: the project deleted).
+      assert.equal((await p.call({ method: "GET", url: `${PREFIX}/feedback` })).json().length, 1);
+      const gone = await p.call({ method: "DELETE", url: `/v2/tracing-projects/${projectId}` });
+      assert.equal(gone.statusCode, 204);
+      assert.deepEqual((await p.call({ method: "GET", url: `${PREFIX}/feedback` })).json(), []);
     });
   });
 }

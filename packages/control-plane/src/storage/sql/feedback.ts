@@ -69,7 +69,20 @@ export class SqlFeedbackStore implements FeedbackStore {
     tenantId: string,
     filter: { runIds?: string[] | undefined; keys?: string[] | undefined; limit: number; offset: number },
   ): Promise<Feedback[]> {
-    let query = this.db.selectFrom("tracing_feedback").selectAll().where("tenant_id", "=", tenantId);
+    // Only feedback whose run is still kept: a deleted project or retention takes its runs, and
+    // their feedback goes out of sight with them.
+    let query = this.db
+      .selectFrom("tracing_feedback")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom("tracing_runs as r")
+            .select("r.id")
+            .whereRef("r.tenant_id", "=", "tracing_feedback.tenant_id")
+            .whereRef("r.id", "=", "tracing_feedback.run_id"),
+        ),
+      );
     if (filter.runIds) {
       if (filter.runIds.length === 0) return [];
       query = query.where("run_id", "in", filter.runIds);

@@ -28,7 +28,7 @@ export function traceStatusIs(status: RunStatus, tenantId: string, projectId: st
 
 /**
  * Some run of the root's trace holds `text` (case folded, literally: `%` and `_` are not
- * wildcards) in its name, tags, metadata (the `extra` JSON), inputs or outputs.
+ * wildcards) in its id, name, tags, metadata (the `extra` JSON), inputs or outputs.
  */
 export function traceMentions(
   text: string,
@@ -36,7 +36,8 @@ export function traceMentions(
   tenantId: string,
   projectId: string,
 ): RawBuilder<boolean> {
-  const columns = ["m.name", "m.tags", "m.extra", "m.inputs", "m.outputs"].map((c) =>
+  // The run's id too: a run id pasted from a log or the SDK finds its trace.
+  const columns = ["m.id", "m.name", "m.tags", "m.extra", "m.inputs", "m.outputs"].map((c) =>
     dialect.contains(c, text, true),
   );
   return sql<boolean>`tracing_runs.id in (select m.trace_id from tracing_runs as m where m.tenant_id = ${tenantId} and m.project_id = ${projectId} and m.trace_id is not null and (${sql.join(columns, sql` or `)}))`;
