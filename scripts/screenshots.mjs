@@ -13,6 +13,7 @@ const result = spawnSync(
     path.join(root, "scripts/run-tests.mjs"),
     "test/e2e/dashboard.test.ts",
     "test/e2e/dashboard-chat-streaming.test.ts",
+    "test/e2e/dashboard-traces.test.ts",
   ],
   {
     stdio: "inherit",

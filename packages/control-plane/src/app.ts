@@ -32,6 +32,7 @@ import { pushTokenRoutes } from "./http/routes/push-token.js";
 import { revisionRoutes } from "./http/routes/revisions.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { templateRoutes } from "./http/routes/templates.js";
+import { traceSeriesRoutes } from "./http/routes/trace-series.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
 import type { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import type { TemplateCatalog } from "./runtime/local/templates.js";
@@ -169,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(pushTokenRoutes(deps.deployments, deps.config.registry));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.tracing));
+    await api.register(traceSeriesRoutes(deps.tracing));
     await api.register(templateRoutes(deps.templates));
   });
   return app;

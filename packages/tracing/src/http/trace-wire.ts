@@ -75,8 +75,11 @@ export function traceSummaryToWire(summary: TraceSummary) {
     trace_id: root.id,
     name: root.name,
     run_type: root.run_type,
-    status: statusOf(root),
+    // A trace whose child failed failed (the root may have caught the error and ended well).
+    status: summary.error_count > 0 ? "error" : statusOf(root),
     error: root.error,
+    error_count: summary.error_count,
+    tags: root.tags,
     start_time: iso(root.start_ms),
     end_time: iso(root.end_ms),
     latency_ms: latencyMs(root),
@@ -181,7 +184,8 @@ export function traceToWire(traceId: string, runs: TraceRun[], views: RunView[] 
   return {
     trace_id: traceId,
     project_id: rootRun?.project_id ?? runs[0]?.project_id ?? null,
-    status: rootRun ? statusOf(rootRun) : "pending",
+    status: runs.some((r) => r.error !== null) ? "error" : rootRun ? statusOf(rootRun) : "pending",
+    error_count: runs.filter((r) => r.error !== null).length,
     start_time: rootRun ? iso(rootRun.start_ms) : null,
     end_time: rootRun ? iso(rootRun.end_ms) : null,
     latency_ms: rootRun ? latencyMs(rootRun) : null,

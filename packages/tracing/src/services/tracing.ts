@@ -4,7 +4,14 @@ import type { TraceRun } from "../domain/tracing.js";
 import type { TracingProject } from "../domain/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
 import type { DeploymentDirectory, IngestSender } from "../ports.js";
-import type { RunQuery, TraceFilter, TraceStats, TraceSummary, TracingStorage } from "../storage/types.js";
+import type {
+  RunQuery,
+  TraceFilter,
+  TraceSeries,
+  TraceStats,
+  TraceSummary,
+  TracingStorage,
+} from "../storage/types.js";
 import { DatasetService } from "./datasets.js";
 import { FeedbackService } from "./feedback.js";
 import { ProjectAdmin } from "./projects.js";
@@ -166,6 +173,16 @@ export class TracingService {
   ): Promise<TraceStats> {
     await this.project(tenantId, projectId);
     return this.storage.traces.stats(tenantId, projectId, window);
+  }
+
+  /** A project's traces per time bucket of a window (charts). */
+  async series(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs: number; startBeforeMs: number; buckets: number },
+  ): Promise<TraceSeries> {
+    await this.project(tenantId, projectId);
+    return this.storage.traces.series(tenantId, projectId, window);
   }
 
   /** Every run of a trace of the project, or 404. */

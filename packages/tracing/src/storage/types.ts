@@ -39,6 +39,8 @@ export interface TraceFilter {
   status?: RunStatus | undefined;
   threadId?: string | undefined;
   agentRunId?: string | undefined;
+  /** Text some run of the trace holds (id, name, tags, metadata, inputs, outputs; case folded). */
+  text?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -50,10 +52,26 @@ export interface TraceSummary {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Failed runs in the tree (the trace failed when any did). */
+  error_count: number;
   /** USD of the tree's priced model runs (null: none priced); set by the service, not the store. */
   prompt_cost?: number | null;
   completion_cost?: number | null;
   total_cost?: number | null;
+}
+
+/** A project's traces per time bucket (by the root's start): counts, latency, model tokens. */
+export interface TraceSeries {
+  start_ms: number;
+  bucket_ms: number;
+  points: Array<{
+    start_ms: number;
+    traces: number;
+    errors: number;
+    latency_p50_ms: number | null;
+    latency_p99_ms: number | null;
+    total_tokens: number;
+  }>;
 }
 
 /** Totals of a project's traces in a time window (by the root runs' start). */
@@ -110,6 +128,12 @@ export interface TraceStore {
     projectId: string,
     window: { startAfterMs?: number | undefined; startBeforeMs?: number | undefined },
   ): Promise<TraceStats>;
+  /** A project's traces started in the window, per bucket (charts of latency and tokens). */
+  series(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs: number; startBeforeMs: number; buckets: number },
+  ): Promise<TraceSeries>;
   /** Every run of one trace (in dotted order). */
   trace(tenantId: string, traceId: string): Promise<TraceRun[]>;
   /** One run. */

@@ -17,16 +17,18 @@ const TraceListQuery = z.object({
   status: z.enum(["success", "error", "pending"]).optional(),
   thread_id: z.string().max(200).optional(),
   run_id: z.string().max(200).optional(),
+  /** Text any run of the trace holds: name, tags, metadata, inputs, outputs (case folded). */
+  q: z.string().trim().max(500).optional(),
 });
 
 const Tokens = {
   prompt_tokens: z.number().nullable(),
   completion_tokens: z.number().nullable(),
   total_tokens: z.number().nullable(),
-  // Priced model runs' cost in USD, when the wire has it (the dashboard shows it if present).
-  prompt_cost: z.union([z.number(), z.string()]).nullable().optional(),
-  completion_cost: z.union([z.number(), z.string()]).nullable().optional(),
-  total_cost: z.union([z.number(), z.string()]).nullable().optional(),
+  // Cost in USD from the price table (the tracing package's run views; null: no priced model run).
+  prompt_cost: z.number().nullable().optional(),
+  completion_cost: z.number().nullable().optional(),
+  total_cost: z.number().nullable().optional(),
 };
 const Timing = {
   status: z.enum(["success", "error", "pending"]),
@@ -41,6 +43,8 @@ const TraceSummaryOut = z.object({
   name: z.string().nullable(),
   run_type: z.string().nullable(),
   error: z.string().nullable(),
+  error_count: z.number(),
+  tags: z.array(z.string()),
   ...Timing,
   thread_id: z.string().nullable(),
   run_id: z.string().nullable(),
@@ -75,6 +79,7 @@ const TraceOut = z.object({
   trace_id: z.uuid(),
   project_id: z.uuid().nullable(),
   ...Timing,
+  error_count: z.number(),
   thread_id: z.string().nullable(),
   run_id: z.string().nullable(),
   graph_id: z.string().nullable(),
@@ -178,6 +183,7 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
           status: q.status,
           threadId: q.thread_id,
           agentRunId: q.run_id,
+          text: q.q || undefined,
           limit: q.limit,
           offset: q.offset,
         });

@@ -76,7 +76,6 @@ export const tracingMigrations = (d: SqlDialect): Record<string, Migration> => (
   },
   "0033_tracing_feedback": {
     // Feedback on runs (issue 30), LangSmith's `/feedback`: keyed by workspace and id like runs.
-    // (The same migration as the dashboard's branch of issue 30 wrote, so either merge order works.)
     async up(db: Kysely<unknown>) {
       await db.schema
         .createTable("tracing_feedback")

@@ -2,10 +2,12 @@ import type { SqlDialect } from "@berth-platform/server-kit";
 import { type Kysely, sql } from "kysely";
 import type { RunWrite, TraceRun } from "../../domain/tracing.js";
 import type { UsageRow } from "../sdk-types.js";
-import type { RunQuery, TraceFilter, TraceStats, TraceStore, TraceSummary } from "../types.js";
+import type { RunQuery, TraceFilter, TraceSeries, TraceStats, TraceStore, TraceSummary } from "../types.js";
 import { filterCondition } from "./run-filter-sql.js";
 import { distinctRounds, rowOf, runOf } from "./run-rows.js";
 import type { TracingDb } from "./schema.js";
+import { traceFailed, traceMentions, traceStatusIs } from "./trace-conditions.js";
+import { traceSeries } from "./trace-series.js";
 
 /** Rows per INSERT: ~25 parameters each stays far below SQLite's and PostgreSQL's limits. */
 const CHUNK = 400;
@@ -94,11 +96,8 @@ export class SqlTraceStore implements TraceStore {
     if (filter.startBeforeMs !== undefined) query = query.where("start_ms", "<", filter.startBeforeMs);
     if (filter.threadId !== undefined) query = query.where("thread_id", "=", filter.threadId);
     if (filter.agentRunId !== undefined) query = query.where("agent_run_id", "=", filter.agentRunId);
-    if (filter.status === "error") query = query.where("error", "is not", null);
-    else if (filter.status === "success")
-      query = query.where("error", "is", null).where("end_ms", "is not", null);
-    else if (filter.status === "pending")
-      query = query.where("error", "is", null).where("end_ms", "is", null);
+    if (filter.status !== undefined) query = query.where(traceStatusIs(filter.status, tenantId, projectId));
+    if (filter.text) query = query.where(traceMentions(filter.text, this.dialect, tenantId, projectId));
     const roots = await query
       .orderBy("start_ms", "desc")
       .orderBy("seq", "desc")
@@ -117,6 +116,7 @@ export class SqlTraceStore implements TraceStore {
           "completion",
         ),
         sql<number>`sum(case when run_type = 'llm' then coalesce(total_tokens, 0) else 0 end)`.as("total"),
+        sql<number>`sum(case when error is not null then 1 else 0 end)`.as("errors"),
       ])
       .where("tenant_id", "=", tenantId)
       .where(
@@ -135,6 +135,7 @@ export class SqlTraceStore implements TraceStore {
         prompt_tokens: Number(t?.prompt ?? 0),
         completion_tokens: Number(t?.completion ?? 0),
         total_tokens: Number(t?.total ?? 0),
+        error_count: Number(t?.errors ?? (row.error === null ? 0 : 1)),
       };
     });
   }
@@ -154,8 +155,10 @@ export class SqlTraceStore implements TraceStore {
     const counts = await roots
       .select((eb) => [
         eb.fn.countAll<number>().as("traces"),
-        sql<number>`sum(case when error is not null then 1 else 0 end)`.as("errors"),
-        sql<number>`sum(case when error is null and end_ms is null then 1 else 0 end)`.as("pending"),
+        sql<number>`sum(case when ${traceFailed(tenantId, projectId)} then 1 else 0 end)`.as("errors"),
+        sql<number>`sum(case when ${traceStatusIs("pending", tenantId, projectId)} then 1 else 0 end)`.as(
+          "pending",
+        ),
         sql<number | null>`avg(case when end_ms is not null then end_ms - start_ms end)`.as("avg"),
       ])
       .executeTakeFirst();
@@ -194,6 +197,14 @@ export class SqlTraceStore implements TraceStore {
       completion_tokens: Number(tokens?.completion ?? 0),
       total_tokens: Number(tokens?.total ?? 0),
     };
+  }
+
+  series(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs: number; startBeforeMs: number; buckets: number },
+  ): Promise<TraceSeries> {
+    return traceSeries(this.db, tenantId, projectId, window);
   }
 
   async trace(tenantId: string, traceId: string): Promise<TraceRun[]> {
