@@ -222,44 +222,59 @@ for (const storage of ["sqlite", ...(TEST_DATABASE_URL ? ["postgres"] : [])]) {
       assert.equal(backwards.statusCode, 400);
     });
 
-    it("feedback: created on a run, listed by run in LangSmith's shape, never across workspaces", async () => {
+    it("feedback (the tracing package's API, as the trace page reads it): by run, never across workspaces", async () => {
       const runId = lisbon.id;
       const created = await p.call({
         method: "POST",
         url: `${PREFIX}/feedback`,
-        payload: { run_id: runId, key: "correctness", score: true, comment: "right city" },
+        payload: {
+          run_id: runId,
+          trace_id: lisbon.id,
+          key: "correctness",
+          score: true,
+          comment: "right city",
+        },
       });
       assert.equal(created.statusCode, 200, created.body);
       assert.equal(created.json().score, 1);
-      const list = await p.call({ method: "GET", url: `${PREFIX}/feedback?run=${runId}` });
-      const [one] = list.json() as Array<Record<string, unknown>>;
+      const list = await p.call({ method: "GET", url: `${PREFIX}/feedback?run=${runId}&limit=100` });
+      const [one, ...more] = list.json() as Array<Record<string, unknown>>;
+      assert.equal(more.length, 0);
       assert.equal(one?.key, "correctness");
       assert.equal(one?.comment, "right city");
       assert.equal(one?.run_id, runId);
       assert.equal(one?.trace_id, lisbon.id);
+      assert.equal(typeof one?.created_at, "string");
       assert.deepEqual(
         (await p.call({ method: "GET", url: `${PREFIX}/feedback?run=${failedChild.id}` })).json(),
         [],
       );
-      const again = await p.call({
-        method: "POST",
-        url: `${PREFIX}/feedback`,
-        payload: { id: created.json().id, run_id: runId, key: "x" },
-      });
-      assert.equal(again.statusCode, 409);
       const noKey = await p.call({ method: "POST", url: `${PREFIX}/feedback`, payload: { run_id: runId } });
-      assert.equal(noKey.statusCode, 422);
+      assert.equal(noKey.statusCode, 400);
+      // Another workspace's feedback on the same run id stays in that workspace (LangSmith takes
+      // feedback for runs not ingested yet, so the run is not looked up), and ours is not shown to it.
       const other = await p.addTenant();
       const headers = { "x-api-key": other.key };
-      const foreign = await p.raw({
+      const theirs = await p.raw({
         method: "POST",
         url: `${PREFIX}/feedback`,
         payload: { run_id: runId, key: "k", score: 0 },
         headers,
       });
-      assert.equal(foreign.statusCode, 404);
-      const theirs = await p.raw({ method: "GET", url: `${PREFIX}/feedback?run=${runId}`, headers });
-      assert.deepEqual(theirs.json(), []);
+      assert.equal(theirs.statusCode, 200, theirs.body);
+      const theirList = await p.raw({ method: "GET", url: `${PREFIX}/feedback?run=${runId}`, headers });
+      assert.deepEqual(
+        (theirList.json() as Array<{ key: string }>).map((f) => f.key),
+        ["k"],
+      );
+      assert.deepEqual(
+        (
+          (await p.call({ method: "GET", url: `${PREFIX}/feedback?run=${runId}` })).json() as Array<{
+            key: string;
+          }>
+        ).map((f) => f.key),
+        ["correctness"],
+      );
       // Feedback goes out of sight with its runs (here: the project deleted).
       assert.equal((await p.call({ method: "GET", url: `${PREFIX}/feedback` })).json().length, 1);
       const gone = await p.call({ method: "DELETE", url: `/v2/tracing-projects/${projectId}` });
