@@ -2,7 +2,8 @@
 // by the official langsmith SDK: a conversation rendered from serialized LangChain messages (tool
 // call, tool result, raw JSON a click away), tags, a trace whose child failed shown as failed and
 // found by the error filter, a search across the project, feedback on a run (created with the
-// SDK's createFeedback), the charts' range, and the "send traces here" snippet.
+// SDK's createFeedback), cost from the price table, the charts' range, and the "send traces here"
+// snippet.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
@@ -87,6 +88,8 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
       run_type: "llm",
       start_time: at(10).getTime(),
       end_time: at(600).getTime(),
+      // Priced by the shipped table: 40 × $0.15/M + 12 × $0.60/M = $0.0000132.
+      extra: { metadata: { ls_model_name: "gpt-4o-mini" } },
       inputs: { messages: [[lc("SystemMessage", { content: "Answer briefly." }), question]] },
       outputs: {
         generations: [
@@ -169,6 +172,8 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
       await page.locator(`#traces tr[data-trace='${stocksId}']`).getAttribute("data-status"),
       "success",
     );
+    // The tree's cost (its model run's, from the tracing package's price table).
+    assert.match(await page.locator(`#traces tr[data-trace='${weatherId}']`).innerText(), /\$0\.000013/);
     await page.selectOption("select[aria-label='Trace status']", "error");
     await page.locator(`#traces tr[data-trace='${stocksId}']`).waitFor({ state: "detached" });
     assert.equal(await page.locator("#traces tr[data-trace]").count(), 1);
@@ -232,6 +237,11 @@ describe("dashboard trace page in Chromium", { skip: missing ?? false, timeout: 
     await model.locator(".run-value[data-part=inputs] .message.system").waitFor();
     assert.match(await model.locator(".run-value[data-part=outputs] .tool-call").innerText(), /get_weather/);
     assert.match(await model.innerText(), /52 tokens/);
+    assert.match(
+      await model.locator("#run-cost").innerText(),
+      /Cost \$0\.000013 \(prompt \$0\.0000060, completion \$0\.0000072\)/,
+    );
+    assert.match(await page.locator("#trace").innerText(), /\$0\.000013/);
     // The failed child: its error; no feedback section where there is none.
     await page.click("#run-tree tr[data-run=lookup_news] button.link");
     const news = page.locator("#run-detail[data-run=lookup_news]");
