@@ -14,6 +14,7 @@ const result = spawnSync(
     "test/e2e/dashboard.test.ts",
     "test/e2e/dashboard-chat-streaming.test.ts",
     "test/e2e/dashboard-thread-edit.test.ts",
+    "test/e2e/dashboard-traces.test.ts",
   ],
   {
     stdio: "inherit",

@@ -53,3 +53,38 @@ export async function screenshot(page: Page, dir: string, name: string): Promise
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`) });
 }
+
+/**
+ * Measured in the page: elements past the viewport's right edge (not held by a scroll container
+ * that fits, directly or through clipping containers inside one: an SVG's text in a row of charts
+ * that scrolls), and overlapping children of the containers that lay things out side by side.
+ */
+export const LAYOUT_PROBLEMS = `(() => {
+  const vw = document.documentElement.clientWidth;
+  const problems = [];
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + [...el.classList].map((c) => "." + c).join("");
+  if (document.documentElement.scrollWidth > vw) problems.push("the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + vw);
+  const held = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      if (/(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)) return p.getBoundingClientRect().right <= vw + 1 || held(p);
+    }
+    return false;
+  };
+  for (const el of document.querySelectorAll("body *")) {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0 && r.right > vw + 1 && !held(el)) problems.push("past the edge: " + name(el) + " right " + Math.round(r.right));
+  }
+  const containers = "header.top, header.top nav, .title-row, .timeline li, .trace-split, .split, .filters, .composer, .url-row";
+  for (const box of document.querySelectorAll(containers)) {
+    const kids = [...box.children].filter((k) => {
+      const r = k.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && getComputedStyle(k).position !== "absolute";
+    });
+    for (let i = 0; i < kids.length; i++) for (let j = i + 1; j < kids.length; j++) {
+      const a = kids[i].getBoundingClientRect(), b = kids[j].getBoundingClientRect();
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 1 && h > 1) problems.push("overlap in " + name(box) + ": " + name(kids[i]) + " and " + name(kids[j]));
+    }
+  }
+  return problems.slice(0, 20);
+})()`;

@@ -1,11 +1,13 @@
-// Tracing through `berth up` (issue 17): the example agent deployed on first start traces by
+// Tracing through `berth up` (issues 17, 30): the example agent deployed on first start traces by
 // default to its tracing project; one run through the official LangGraph SDK yields a trace with
 // the graph's nodes, the model call (token usage) and the tool call as children, and the agent
-// run's ids in its metadata; the official langsmith SDK reads the same runs back.
+// run's ids in its metadata; the official langsmith SDK reads the same runs back, and its
+// evaluate() runs an experiment against the deployed agent.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import { Client as LangSmith } from "langsmith";
+import { evaluate } from "langsmith/evaluation";
 import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 
 const plane = new ControlPlaneUnderTest("tracing-e2e-key-0123456789abcdef");
@@ -118,5 +120,58 @@ describe("berth up: deployed agents trace to their tracing project", () => {
 
     const metrics = await (await fetch(`${plane.url}/metrics`)).text();
     assert.match(metrics, /berth_cp_trace_runs_total\{outcome="written"\} [1-9]/);
+  });
+
+  it("evaluate() runs an experiment against the deployed agent (SDK at the control plane's root); scores read back", async () => {
+    const list = await plane.api("GET", "/v2/deployments?name=example-agent");
+    const example = list.json.resources[0];
+    await plane.waitFor(example.id, example.latest_revision_id, ["DEPLOYED"]);
+    const agentUrl = (await plane.api("GET", `/v2/deployments/${example.id}`)).json.source_config
+      .custom_url as string;
+    const ls = new LangSmith({ apiUrl: plane.url, apiKey: plane.key, callerOptions: { maxRetries: 0 } });
+    const name = `agent-math-${Date.now()}`;
+    const dataset = await ls.createDataset(name);
+    await ls.createExamples({
+      datasetId: dataset.id,
+      inputs: [{ question: "What is 6 * 7?" }, { question: "What is 12 / 4?" }],
+      outputs: [{ answer: "42" }, { answer: "3" }],
+    });
+    const agent = new Client({ apiUrl: agentUrl, apiKey: plane.key });
+    const target = async (inputs: Record<string, unknown>) => {
+      const state = (await agent.runs.wait(null, "agent", {
+        input: { messages: [{ role: "user", content: String(inputs.question) }] },
+      })) as { messages: Array<{ content: unknown }> };
+      return { answer: String(state.messages.at(-1)?.content ?? "") };
+    };
+    const correct = ({
+      outputs,
+      referenceOutputs,
+    }: {
+      outputs?: Record<string, unknown>;
+      referenceOutputs?: Record<string, unknown>;
+    }) => ({
+      key: "correct",
+      score: String(outputs?.answer ?? "").includes(String(referenceOutputs?.answer)) ? 1 : 0,
+    });
+    const results = await evaluate(target, {
+      data: name,
+      evaluators: [correct],
+      client: ls,
+      experimentPrefix: "agent-math",
+    });
+    await ls.awaitPendingTraceBatches();
+    assert.equal(results.results.length, 2);
+    assert.ok(
+      results.results.every((r) => r.evaluationResults.results[0]?.score === 1),
+      JSON.stringify(results.results.map((r) => r.run.outputs)),
+    );
+    const experiments: Array<{ id: string }> = [];
+    for await (const p of ls.listProjects({ referenceDatasetId: dataset.id })) experiments.push(p);
+    assert.equal(experiments.length, 1);
+    const stats = await poll(
+      () => ls.readProject({ projectId: experiments[0]?.id ?? "", includeStats: true }),
+      (p) => (p.feedback_stats as Record<string, { n: number }> | undefined)?.correct?.n === 2,
+    );
+    assert.equal((stats.feedback_stats as Record<string, { avg: number }>).correct?.avg, 1);
   });
 });

@@ -2,50 +2,22 @@
 // nothing sticks out of the viewport unless a scroll container inside it holds it (a wide table
 // scrolls in its card, the page never scrolls sideways), and the parts of the layouts that sit
 // side by side (header, title rows, revision rows, the trace page's run tree and detail pane) do
-// not overlap. Each page is captured at both widths (into the test's temporary directory).
+// not overlap. The trace page is measured with its conversation, feedback, charts and search. Each page is captured at both widths (into the test's temporary directory).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@langchain/langgraph-sdk";
 import type { Browser, Page } from "playwright-core";
-import { browserMissing, launchChromium, screensDir, screenshot } from "./browser-helpers.js";
-import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
+import {
+  browserMissing,
+  LAYOUT_PROBLEMS,
+  launchChromium,
+  screensDir,
+  screenshot,
+} from "./browser-helpers.js";
+import { ControlPlaneUnderTest, eventually } from "./control-plane-helpers.js";
 
 const KEY = "e2e-dashboard-layout-key-0123456789abcdef";
 const missing = browserMissing();
-
-/**
- * Measured in the page: elements past the viewport's right edge (not held by a scroll container
- * that fits), and overlapping children of the containers that lay things out side by side.
- */
-const MEASURE = `(() => {
-  const vw = document.documentElement.clientWidth;
-  const problems = [];
-  const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + [...el.classList].map((c) => "." + c).join("");
-  if (document.documentElement.scrollWidth > vw) problems.push("the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + vw);
-  const held = (el) => {
-    for (let p = el.parentElement; p; p = p.parentElement) {
-      if (/(auto|scroll|hidden)/.test(getComputedStyle(p).overflowX)) return p.getBoundingClientRect().right <= vw + 1;
-    }
-    return false;
-  };
-  for (const el of document.querySelectorAll("body *")) {
-    const r = el.getBoundingClientRect();
-    if (r.width > 0 && r.height > 0 && r.right > vw + 1 && !held(el)) problems.push("past the edge: " + name(el) + " right " + Math.round(r.right));
-  }
-  const containers = "header.top, header.top nav, .title-row, .timeline li, .trace-split, .split, .filters, .composer, .url-row";
-  for (const box of document.querySelectorAll(containers)) {
-    const kids = [...box.children].filter((k) => {
-      const r = k.getBoundingClientRect();
-      return r.width > 0 && r.height > 0 && getComputedStyle(k).position !== "absolute";
-    });
-    for (let i = 0; i < kids.length; i++) for (let j = i + 1; j < kids.length; j++) {
-      const a = kids[i].getBoundingClientRect(), b = kids[j].getBoundingClientRect();
-      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-      if (w > 1 && h > 1) problems.push("overlap in " + name(box) + ": " + name(kids[i]) + " and " + name(kids[j]));
-    }
-  }
-  return problems.slice(0, 20);
-})()`;
 
 describe("dashboard layout at 1280 px and 390 px", { skip: missing ?? false, timeout: 600_000 }, () => {
   const cp = new ControlPlaneUnderTest(KEY);
@@ -64,6 +36,25 @@ describe("dashboard layout at 1280 px and 390 px", { skip: missing ?? false, tim
     await agent.runs.wait(threadId, "agent", {
       input: { messages: [{ role: "user", content: "What is the weather in Lisbon?" }] },
     });
+    // Feedback on the trace's root, so the trace page shows its feedback list too (issue 30).
+    const project = (await cp.get("/v2/tracing-projects?name=example-agent")).resources[0];
+    let traceId = "";
+    await eventually(
+      async () => {
+        const [first] = (await cp.get(`/v2/tracing-projects/${project.id}/traces`)).resources;
+        traceId = first?.trace_id ?? "";
+        return traceId !== "";
+      },
+      "the run's trace arrives",
+      60_000,
+    );
+    const feedback = await cp.api("POST", "/langsmith-api/feedback", {
+      run_id: traceId,
+      key: "helpfulness",
+      score: 0.5,
+      comment: "a long comment that has to wrap on a phone instead of pushing the page sideways",
+    });
+    assert.equal(feedback.status, 200);
     browser = await launchChromium();
   });
 
@@ -82,7 +73,9 @@ describe("dashboard layout at 1280 px and 390 px", { skip: missing ?? false, tim
     { name: "chat", path: `/deployments/${deploymentId}/chat?thread=${threadId}`, ready: ".message.ai" },
     { name: "metrics", path: `/deployments/${deploymentId}/metrics`, ready: ".bar-row" },
     { name: "traces", path: `/deployments/${deploymentId}/traces`, ready: "#traces tr a" },
-    { name: "trace", path: null, ready: "#run-tree tr[data-run-type=llm]" },
+    { name: "trace", path: null, ready: "#run-detail .message" },
+    { name: "trace-feedback", path: null, ready: "#run-feedback li" },
+    { name: "trace-search", path: `/deployments/${deploymentId}/traces?q=weather`, ready: "#traces tr a" },
     { name: "tracing-projects", path: "/tracing-projects", ready: "#tracing-projects tr" },
     { name: "create", path: "/deployments/new", ready: "input[name=name]" },
   ];
@@ -97,14 +90,14 @@ describe("dashboard layout at 1280 px and 390 px", { skip: missing ?? false, tim
       for (const { name, path, ready } of pages()) {
         // The trace page is the first trace of the traces page, opened by its link.
         if (path) await page.goto(`${cp.url}${path}`);
-        else await page.locator("#traces tr a").first().click();
+        else if (name === "trace") await page.locator("#traces tr a").first().click();
         await page.locator(ready).first().waitFor({ timeout: 60_000 });
         // A deployment's header gets its Studio link once minted: measured with it.
         if (path?.startsWith("/deployments/") && path !== "/deployments/new") {
           await page.locator("#open-in-studio").waitFor({ timeout: 60_000 });
         }
         await screenshot(page, screensDir(cp.temp.dir), `layout-${width}-${name}`);
-        const problems = (await page.evaluate(MEASURE)) as string[];
+        const problems = (await page.evaluate(LAYOUT_PROBLEMS)) as string[];
         found.push(...problems.map((p) => `${name}: ${p}`));
       }
       await page.close();

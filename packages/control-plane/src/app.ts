@@ -1,4 +1,10 @@
 import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
+import {
+  LANGSMITH_PREFIX,
+  type LangSmithDeps,
+  langsmithRoutes,
+  type TracingService,
+} from "@berth-platform/tracing";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
@@ -18,7 +24,6 @@ import {
 import { deploymentRoutes } from "./http/routes/deployments.js";
 import { docsRoutes } from "./http/routes/docs.js";
 import { integrationRoutes } from "./http/routes/integrations.js";
-import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./http/routes/langsmith-ingest.js";
 import { listenerAgentRoutes } from "./http/routes/listener-agent.js";
 import { listenerRoutes } from "./http/routes/listeners.js";
 import { logRoutes } from "./http/routes/logs.js";
@@ -29,6 +34,7 @@ import { revisionRoutes } from "./http/routes/revisions.js";
 import { studioLinkRoutes } from "./http/routes/studio-links.js";
 import { systemRoutes } from "./http/routes/system.js";
 import { templateRoutes } from "./http/routes/templates.js";
+import { traceSeriesRoutes } from "./http/routes/trace-series.js";
 import { uploadReceiveRoutes, uploadUrlRoutes } from "./http/routes/uploads.js";
 import type { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import type { TemplateCatalog } from "./runtime/local/templates.js";
@@ -44,7 +50,6 @@ import type { LogService } from "./services/logs.js";
 import type { PushWatcher } from "./services/push-watcher.js";
 import type { RevisionService } from "./services/revisions.js";
 import type { StudioLinks } from "./services/studio-links.js";
-import type { TracingService } from "./services/tracing.js";
 import type { UploadService } from "./services/uploads.js";
 import { CONTROL_PLANE_VERSION } from "./version.js";
 
@@ -147,8 +152,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await agentProxyRoutes(app, deps.gateway, deps.auth, deps.studioLinks);
   // Listeners authenticate with their own key, not a workspace API key (see listener-agent.ts).
   await app.register(listenerAgentRoutes(deps.listenerAgent));
-  // The LangSmith-compatible API (trace ingest from agents, the SDK's reads), with its own auth.
+  // The LangSmith-compatible API (the tracing package, with its own parsers and auth hook) where
+  // users point the SDK: /langsmith-api (deployed agents' endpoint), /api/v1 (as self-hosted
+  // LangSmith serves it) and the root. Its paths (/info, /runs, /sessions, /feedback, /datasets,
+  // /examples, /public, /api/v2) are none of the control plane's own (docs/decisions.md).
   await app.register(langsmithRoutes(deps.langsmith), { prefix: LANGSMITH_PREFIX });
+  await app.register(langsmithRoutes(deps.langsmith, { v2: false }), { prefix: "/api/v1" });
+  await app.register(langsmithRoutes(deps.langsmith));
   await app.register(async (api) => {
     requirePrincipal(api, deps.auth);
     await api.register(workspaceRoutes(deps.access));
@@ -164,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(pushTokenRoutes(deps.deployments, deps.config.registry));
     await api.register(revisionRoutes(deps.revisions));
     await api.register(projectRoutes(deps.tracing));
+    await api.register(traceSeriesRoutes(deps.tracing));
     await api.register(templateRoutes(deps.templates));
     await api.register(
       studioLinkRoutes(deps.deployments, deps.studioLinks, {

@@ -1,13 +1,10 @@
-/** Base class of the errors the core throws; http/errors.ts renders them as `{detail}` with the status. */
-export class DomainError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
+import { ApiError } from "@berth-platform/server-kit";
+
+/**
+ * Base class of the errors the core throws; http/errors.ts renders them (and the tracing
+ * package's, which share the ApiError base) as `{detail}` with the status.
+ */
+export class DomainError extends ApiError {}
 
 /** A well-formed request that breaks a business rule: 400. */
 export class BadRequestError extends DomainError {
@@ -70,10 +67,7 @@ export class PayloadTooLargeError extends DomainError {
  * `Retry-After` when a retry soon is likely to work.
  */
 export class ServiceUnavailableError extends DomainError {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message, 503);
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(message, 503, retryAfterSeconds);
   }
 }

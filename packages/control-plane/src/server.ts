@@ -3,13 +3,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { dashboardDir, pagePatterns } from "@berth-platform/dashboard";
 import { listenWithFallback } from "@berth-platform/server-kit";
+import { LANGSMITH_PREFIX, TraceIngestQueue, TracingService } from "@berth-platform/tracing";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { buildApp } from "./app.js";
 import type { ControlPlaneConfig } from "./config.js";
 import type { Deployment } from "./domain/types.js";
 import type { OpenApiDocument } from "./http/api-documents.js";
-import { LANGSMITH_PREFIX } from "./http/routes/langsmith-ingest.js";
 import { ControlPlaneMetrics } from "./metrics/control-plane-metrics.js";
 import { bundledTemplates } from "./runtime/local/bundled.js";
 import { baseEnvironment } from "./runtime/local/environment.js";
@@ -35,8 +35,7 @@ import { PushWatcher } from "./services/push-watcher.js";
 import { RevisionWorker } from "./services/revision-worker.js";
 import { RevisionService } from "./services/revisions.js";
 import { StudioLinks } from "./services/studio-links.js";
-import { TraceIngestQueue } from "./services/trace-ingest.js";
-import { TracingService } from "./services/tracing.js";
+import { ControlPlaneDeployments, ControlPlaneTracingAuth } from "./services/tracing-ports.js";
 import { UploadService } from "./services/uploads.js";
 import { openPostgresStorage } from "./storage/postgres/index.js";
 import { openSqliteStorage } from "./storage/sqlite/index.js";
@@ -185,6 +184,7 @@ export async function createControlPlane(
     );
     const tracing = new TracingService(
       storage,
+      new ControlPlaneDeployments(storage.deployments),
       {
         maxAgeMs: config.tracing.retentionDays * 86_400_000,
         maxProjectBytes: config.tracing.projectMaxBytes,
@@ -237,8 +237,7 @@ export async function createControlPlane(
       langsmith: {
         tracing,
         queue: traceQueue,
-        keys: ingestKeys,
-        auth,
+        auth: new ControlPlaneTracingAuth(auth, ingestKeys),
         ingestLimitBytes: config.tracing.ingestLimitBytes,
         version: CONTROL_PLANE_VERSION,
       },

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { it } from "node:test";
-import { type RunWrite, runWriteOf } from "../src/domain/tracing.js";
+import { type RunWrite, runWriteOf } from "@berth-platform/tracing";
 import type { ControlPlaneStorage } from "../src/storage/types.js";
 import { fixture } from "./storage-fixtures.js";
 

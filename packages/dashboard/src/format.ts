@@ -50,3 +50,11 @@ export function when(value: string | number): string {
 export function shortId(id: string): string {
   return id.length > 12 ? `…${id.slice(-8)}` : id;
 }
+
+/** A cost in USD as the API gives it (a number, or LangSmith's decimal text); "" when absent. */
+export function cost(value: number | string | null | undefined): string {
+  if (value === null || value === undefined || value === "") return "";
+  const n = Number(value);
+  if (!Number.isFinite(n)) return "";
+  return `$${n < 0.01 && n > 0 ? n.toPrecision(2) : n.toFixed(n < 1 ? 4 : 2)}`;
+}

@@ -5,6 +5,7 @@ import { CreateDeployment } from "./pages/create-deployment.js";
 import { DeploymentPage } from "./pages/deployment.js";
 import { DeploymentsList } from "./pages/deployments.js";
 import { NotFound } from "./pages/not-found.js";
+import { RunLink } from "./pages/run-link.js";
 import { StatusLink } from "./pages/status-link.js";
 import { TracingProjectPage, TracingProjectsList } from "./pages/tracing-projects.js";
 import { matchPath } from "./router.js";
@@ -24,6 +25,11 @@ const ROUTES: Route[] = [
   },
   { pattern: "/tracing-projects", render: () => <TracingProjectsList /> },
   { pattern: "/tracing-projects/:id", render: (p) => <TracingProjectPage id={p.id ?? ""} /> },
+  // A run as LangSmith's app_path names it (the langsmith SDK's getRunUrl).
+  {
+    pattern: "/o/:tenant/projects/p/:project/r/:run",
+    render: (p) => <RunLink tenant={p.tenant ?? ""} project={p.project ?? ""} run={p.run ?? ""} />,
+  },
   // The official CLI's status link (`langgraph deploy` prints it).
   {
     pattern: "/o/:tenant/host/deployments/:id",

@@ -1,4 +1,5 @@
 export { embeddedIpv4, ipv6Bytes, PrivateAddressGuard } from "./address-policy.js";
+export { ApiError } from "./api-error.js";
 export { DataDirBusyError, type DataDirLock, lockDataDir, waitForDataDirLock } from "./data-dir-lock.js";
 export {
   capConnections,
@@ -10,6 +11,7 @@ export {
 export { type ListenOptions, listenWithFallback } from "./listen.js";
 export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
 export { STREAM_APPEND_SCRIPT, STREAM_APPEND_SHA } from "./redis-scripts.js";
+export { postgresDialect, type SqlDialect, sqliteDialect } from "./sql-dialect.js";
 export { immediateTransactions, migrateToLatest, openSqliteFile } from "./sqlite.js";
 export { SharedFileSqliteDialect, SqliteFileDialect } from "./sqlite-busy-retry.js";
 export { cacheStatements } from "./statement-cache.js";

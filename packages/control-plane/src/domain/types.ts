@@ -1,3 +1,5 @@
+export type { TracingProject } from "@berth-platform/tracing";
+
 import type { Source } from "../schemas/requests.js";
 import type { ResourceSpecInput } from "../schemas/resource-spec.js";
 import type { DeploymentStatus } from "./deployment-status.js";
@@ -94,15 +96,6 @@ export interface Revision extends RevisionInputs {
   status: RevisionStatus;
   created_at: string;
   updated_at: string;
-}
-
-/** A tracing project, created with a deployment of the same name. */
-export interface TracingProject {
-  id: string;
-  tenant_id: string;
-  name: string;
-  deployment_id: string | null;
-  created_at: string;
 }
 
 /** A data-plane listener: a cluster that polls the control plane and runs deployments in its namespaces. */

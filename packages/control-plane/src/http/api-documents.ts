@@ -1,9 +1,10 @@
 // The three APIs a control plane serves, as one OpenAPI document for /docs: its own (/v2, /api/v1),
 // the agent server behind /agents/{deployment_id}, and the LangSmith-compatible tracing API.
+
+import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "@berth-platform/tracing";
 import swagger from "@fastify/swagger";
 import Fastify from "fastify";
 import { jsonSchemaTransform, validatorCompiler } from "fastify-type-provider-zod";
-import { LANGSMITH_PREFIX, type LangSmithDeps, langsmithRoutes } from "./routes/langsmith-ingest.js";
 
 type Operation = Record<string, unknown>;
 
@@ -108,7 +109,7 @@ export function mergeApiDocuments(
     tracing,
     "",
     tracingTag,
-    "The LangSmith-compatible tracing API (what the langsmith SDK calls with LANGSMITH_ENDPOINT set to <control plane>/langsmith-api).",
+    "The LangSmith-compatible tracing API (what the langsmith SDK calls with LANGSMITH_ENDPOINT set to the control plane; the same routes answer at its root, under /api/v1 and under /langsmith-api).",
   );
   return {
     ...control,

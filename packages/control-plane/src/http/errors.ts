@@ -1,15 +1,11 @@
-import { jsonDepthExceeds, MAX_JSON_DEPTH, storageFault } from "@berth-platform/server-kit";
+import { ApiError, jsonDepthExceeds, MAX_JSON_DEPTH, storageFault } from "@berth-platform/server-kit";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { DomainError, type FieldIssue, ServiceUnavailableError, UnprocessableError } from "../errors.js";
+import { type FieldIssue, UnprocessableError } from "../errors.js";
 import { wantsPage } from "./routes/dashboard.js";
 
 /** What a 503 for an unavailable database tells the client to wait before sending again. */
 const STORAGE_RETRY_AFTER_SECONDS = 2;
-
-function retryAfterOf(error: DomainError): number | undefined {
-  return error instanceof ServiceUnavailableError ? error.retryAfterSeconds : undefined;
-}
 
 /** One entry of a 422 body, shaped like FastAPI's. */
 export type ValidationIssue = FieldIssue;
@@ -93,8 +89,9 @@ export function registerErrorHandling(
 ): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof UnprocessableError) return reply.code(422).send({ detail: error.issues });
-    if (error instanceof DomainError) {
-      const retryAfter = retryAfterOf(error);
+    // The control plane's domain errors and those of the packages it mounts (tracing).
+    if (error instanceof ApiError) {
+      const retryAfter = error.retryAfterSeconds;
       if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
       return reply.code(error.status).send({ detail: error.message });
     }

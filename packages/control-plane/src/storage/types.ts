@@ -1,14 +1,7 @@
+import type { TracingProject, TracingStorage } from "@berth-platform/tracing";
 import type { DeploymentStatus } from "../domain/deployment-status.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
-import type { RunFilter } from "../domain/run-filter.js";
-import type { RunStatus, RunWrite, TraceRun } from "../domain/tracing.js";
-import type {
-  Deployment,
-  Listener,
-  Revision,
-  SourceRevisionConfig,
-  TracingProject,
-} from "../domain/types.js";
+import type { Deployment, Listener, Revision, SourceRevisionConfig } from "../domain/types.js";
 
 /** A workspace: owner of deployments, projects and keys. */
 export interface Tenant {
@@ -137,116 +130,6 @@ export interface LatestRevisionStatus {
   updated_at: string;
 }
 
-/** Tracing projects (kept when their deployment is deleted, unless asked otherwise). */
-export interface TracingProjectStore {
-  list(
-    tenantId: string,
-    filter: {
-      name?: string | undefined;
-      nameContains?: string | undefined;
-      ids?: string[] | undefined;
-      limit: number;
-      offset: number;
-    },
-  ): Promise<TracingProject[]>;
-  get(tenantId: string, id: string): Promise<TracingProject | undefined>;
-  /** The tenant's project of this name. */
-  byName(tenantId: string, name: string): Promise<TracingProject | undefined>;
-  /** The project a deployment traces to (null when it has none any more). */
-  ofDeployment(deploymentId: string): Promise<TracingProject | undefined>;
-  /** Inserts a project; when the name is taken, answers the existing one instead. */
-  ensure(project: TracingProject): Promise<TracingProject>;
-  /** Removes a project and all its runs; false when the tenant has no such project. */
-  remove(tenantId: string, id: string): Promise<boolean>;
-}
-
-/** Filters of a project's traces (its root runs). */
-export interface TraceFilter {
-  startAfterMs?: number | undefined;
-  startBeforeMs?: number | undefined;
-  status?: RunStatus | undefined;
-  threadId?: string | undefined;
-  agentRunId?: string | undefined;
-  limit: number;
-  offset: number;
-}
-
-/** A trace as lists show it: its root run plus totals over the whole tree. */
-export interface TraceSummary {
-  root: TraceRun;
-  run_count: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-/** Totals of a project's traces in a time window (by the root runs' start). */
-export interface TraceStats {
-  traces: number;
-  errors: number;
-  pending: number;
-  /** Latencies of finished traces, ms: mean, median and 99th percentile (of the latest 10,000). */
-  latency_avg_ms: number | null;
-  latency_p50_ms: number | null;
-  latency_p99_ms: number | null;
-  /** Tokens of model runs. */
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-/** What `POST /runs/query` (the SDK's listRuns) may filter on. */
-export interface RunQuery {
-  projectIds?: string[] | undefined;
-  traceId?: string | undefined;
-  parentRunId?: string | undefined;
-  ids?: string[] | undefined;
-  isRoot?: boolean | undefined;
-  runType?: string | undefined;
-  error?: boolean | undefined;
-  startAfterMs?: number | undefined;
-  /** LangSmith filter expressions: on the run, on its trace's root, on any run of its trace. */
-  filter?: RunFilter | undefined;
-  traceFilter?: RunFilter | undefined;
-  treeFilter?: RunFilter | undefined;
-  order: "asc" | "desc";
-  limit: number;
-  offset: number;
-}
-
-/** Runs of traces: written in batches by the ingest writer, read by the tracing API. */
-export interface TraceStore {
-  /**
-   * Upserts runs in one transaction: a field a write leaves undefined keeps its stored value, so a
-   * `patch` completes the run its `post` created. A write with a `writer_deployment_id` changes
-   * no run another writer made (a workspace API key's writes change any); such writes are
-   * returned, refused.
-   */
-  write(runs: RunWrite[], now: number): Promise<RunWrite[]>;
-  /** Root runs of a project, newest first, with their trees' totals. */
-  traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]>;
-  /** Totals of a project's traces started in the window. */
-  stats(
-    tenantId: string,
-    projectId: string,
-    window: { startAfterMs?: number | undefined; startBeforeMs?: number | undefined },
-  ): Promise<TraceStats>;
-  /** Every run of one trace (in dotted order). */
-  trace(tenantId: string, traceId: string): Promise<TraceRun[]>;
-  /** One run. */
-  get(tenantId: string, id: string): Promise<TraceRun | undefined>;
-  /** Runs matching a query (the LangSmith read API). */
-  query(tenantId: string, query: RunQuery): Promise<TraceRun[]>;
-  /** Run count and stored bytes of each project that has runs. */
-  projectSizes(): Promise<Array<{ project_id: string; runs: number; bytes: number }>>;
-  /** Removes runs that started (or, never started, arrived) before `cutoffMs`; how many went. */
-  removeOlderThan(cutoffMs: number): Promise<number>;
-  /** Removes runs whose project is gone (written while its deletion was not yet known); how many went. */
-  removeOrphans(): Promise<number>;
-  /** Removes a project's `count` oldest traces, whole; how many runs went. */
-  removeOldestTraces(projectId: string, count: number): Promise<number>;
-}
-
 /** A source upload slot minted by `POST /v2/deployments/{id}/upload-url`. */
 export interface Upload {
   object_path: string;
@@ -326,14 +209,12 @@ export interface ListenerStore {
 }
 
 /** The control plane's storage port; adapters: SQLite (now), PostgreSQL (later). */
-export interface ControlPlaneStorage {
+export interface ControlPlaneStorage extends TracingStorage {
   listeners: ListenerStore;
   logs: LogStore;
   uploads: UploadStore;
   tenants: TenantStore;
   deployments: DeploymentStore;
   revisions: RevisionStore;
-  projects: TracingProjectStore;
-  traces: TraceStore;
   close(): Promise<void>;
 }

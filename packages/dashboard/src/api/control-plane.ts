@@ -1,12 +1,14 @@
 import { errorFromBody } from "./errors.js";
 import type {
   Deployment,
+  Feedback,
   LatestRevisionStatus,
   LogEntry,
   Page,
   Revision,
   Template,
   Trace,
+  TraceSeries,
   TraceStats,
   TraceSummary,
   TracingProject,
@@ -47,9 +49,17 @@ export interface TraceFilter {
   status?: string;
   threadId?: string;
   runId?: string;
+  /** Text any run of the trace holds (name, tags, metadata, inputs, outputs). */
+  text?: string;
   limit?: number;
   offset?: number;
 }
+
+/**
+ * Where this control plane serves the LangSmith API the dashboard reads feedback from (the
+ * SDK's paths, under the prefix agents use as LANGSMITH_ENDPOINT).
+ */
+export const LANGSMITH_API = "/langsmith-api";
 
 /** The typed client of the control plane's API (same origin; the key in a header, never a cookie). */
 export class ControlPlaneClient {
@@ -182,12 +192,31 @@ export class ControlPlaneClient {
     if (filter.status) q.set("status", filter.status);
     if (filter.threadId) q.set("thread_id", filter.threadId);
     if (filter.runId) q.set("run_id", filter.runId);
+    if (filter.text) q.set("q", filter.text);
     if (filter.offset) q.set("offset", String(filter.offset));
     return this.request("GET", `/v2/tracing-projects/${encodeURIComponent(projectId)}/traces?${q}`);
   }
 
   traceStats(projectId: string): Promise<TraceStats> {
     return this.request("GET", `/v2/tracing-projects/${encodeURIComponent(projectId)}/stats`);
+  }
+
+  /** A project's traces per bucket of a window ending now (the latency and token charts). */
+  traceSeries(
+    projectId: string,
+    window: { startMs: number; endMs: number; buckets: number },
+  ): Promise<TraceSeries> {
+    const q = new URLSearchParams({
+      start_time: new Date(window.startMs).toISOString(),
+      end_time: new Date(window.endMs).toISOString(),
+      buckets: String(window.buckets),
+    });
+    return this.request("GET", `/v2/tracing-projects/${encodeURIComponent(projectId)}/series?${q}`);
+  }
+
+  /** Feedback on a run (the tracing package's `GET /feedback?run=`, newest first). */
+  feedback(runId: string): Promise<Feedback[]> {
+    return this.request("GET", `${LANGSMITH_API}/feedback?run=${encodeURIComponent(runId)}&limit=100`);
   }
 
   trace(projectId: string, traceId: string): Promise<Trace> {

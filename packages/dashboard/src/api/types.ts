@@ -147,6 +147,13 @@ export interface TraceSummary {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Failed runs in the tree: a trace whose child failed is failed. */
+  error_count?: number;
+  tags?: string[];
+  /** Cost in USD of the tree's priced model runs (null: none priced). */
+  prompt_cost?: number | null;
+  completion_cost?: number | null;
+  total_cost?: number | null;
 }
 
 /** A run of a trace with its children. */
@@ -167,6 +174,10 @@ export interface RunNode {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   total_tokens: number | null;
+  /** The run's own cost in USD (a priced model run's; null otherwise). */
+  prompt_cost?: number | null;
+  completion_cost?: number | null;
+  total_cost?: number | null;
   children: RunNode[];
 }
 
@@ -188,4 +199,30 @@ export interface TraceStats {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+}
+
+/** A project's traces per time bucket (`GET /v2/tracing-projects/{id}/series`). */
+export interface TraceSeries {
+  start_time: string;
+  end_time: string;
+  bucket_seconds: number;
+  points: Array<{
+    start_time: string;
+    traces: number;
+    errors: number;
+    latency_p50_ms: number | null;
+    latency_p99_ms: number | null;
+    total_tokens: number;
+  }>;
+}
+
+/** Feedback on a run, in LangSmith's shape (`GET /feedback?run=`). */
+export interface Feedback {
+  id: string;
+  run_id: string;
+  key: string;
+  score: number | null;
+  value: unknown;
+  comment: string | null;
+  created_at: string;
 }

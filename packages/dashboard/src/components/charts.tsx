@@ -1,7 +1,9 @@
 // Tiny SVG charts (no chart library: a few hundred bytes instead of tens of kilobytes).
 
-/** "2 min 30 s", "45 s". */
+/** "2 min 30 s", "45 s"; whole hours and days past two hours ("6 h", "7 d"). */
 function span(seconds: number): string {
+  if (seconds >= 2 * 86_400 && seconds % 86_400 === 0) return `${seconds / 86_400} d`;
+  if (seconds >= 7200) return `${Math.round(seconds / 3600)} h`;
   const m = Math.floor(seconds / 60);
   const r = Math.round(seconds % 60);
   return m > 0 ? `${m} min${r ? ` ${r} s` : ""}` : `${r} s`;

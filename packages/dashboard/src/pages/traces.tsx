@@ -1,14 +1,17 @@
-// Traces of a tracing project: the list (filtered by status, agent thread and agent run) and one
-// trace as a tree with a timing bar per run, and the selected run's inputs, outputs, tokens, error.
-import { useState } from "preact/hooks";
-import type { RunNode, Trace } from "../api/types.js";
+// Traces of a tracing project: where to send them, charts over a chosen range, the list (search
+// across every run's text, filters by status, agent thread and agent run, pages) and the trace
+// selected (pages/trace-view.tsx).
+import { useEffect, useState } from "preact/hooks";
 import { ErrorBox, Loading, StatusBadge } from "../components/ui.js";
 import { useSession } from "../context.js";
-import { ago, duration, shortId, when } from "../format.js";
+import { ago, cost, duration, shortId, when } from "../format.js";
 import { useInterval, useLoad } from "../hooks.js";
 import { setQuery, useLocation } from "../router.js";
+import { TraceCharts } from "./trace-charts.js";
+import { TraceView } from "./trace-view.js";
 
 const STATUSES = ["success", "error", "pending"];
+const PAGE = 50;
 
 /** The current query with `name` set (or removed), as a relative link. */
 function withQuery(query: URLSearchParams, name: string, value: string | null): string {
@@ -30,10 +33,23 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
   const status = query.get("status") ?? "";
   const threadId = query.get("thread_id") ?? "";
   const runId = query.get("run_id") ?? "";
+  const text = query.get("q") ?? "";
+  const offset = Number(query.get("offset") ?? 0) || 0;
   const traces = useLoad(
-    () => client.traces(projectId, { status, threadId, runId }),
-    [client, projectId, status, threadId, runId],
+    () => client.traces(projectId, { status, threadId, runId, text, limit: PAGE, offset }),
+    [client, projectId, status, threadId, runId, text, offset],
   );
+  // The search box edits freely; the query (and the request) follows once typing pauses.
+  const [textInput, setTextInput] = useState(text);
+  useEffect(() => setTextInput(text), [text]);
+  useEffect(() => {
+    if (textInput.trim() === text) return;
+    const id = setTimeout(() => {
+      setQuery("offset", null);
+      setQuery("q", textInput.trim());
+    }, 300);
+    return () => clearTimeout(id);
+  }, [textInput]);
   const stats = useLoad(() => client.traceStats(projectId), [client, projectId]);
   useInterval(
     () => {
@@ -46,15 +62,32 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
   const list = traces.data?.resources ?? [];
   const only = runId && list.length === 1 ? (list[0]?.trace_id ?? null) : null;
   const open = query.get("trace") ?? only;
+  // Opening another trace forgets the run selected in this one.
+  const traceQuery = new URLSearchParams(query);
+  traceQuery.delete("selected_run");
   return (
     <div class="traces">
+      <TraceCharts projectId={projectId} />
       <section class="card">
         <div class="title-row">
           <h2>Traces</h2>
+        </div>
+        <div class="filters">
+          <input
+            type="search"
+            name="trace-search"
+            placeholder="Search names, metadata, inputs, outputs"
+            aria-label="Search traces"
+            value={textInput}
+            onInput={(e) => setTextInput((e.target as HTMLInputElement).value)}
+          />
           <select
             aria-label="Trace status"
             value={status}
-            onChange={(e) => setQuery("status", (e.target as HTMLSelectElement).value)}
+            onChange={(e) => {
+              setQuery("offset", null);
+              setQuery("status", (e.target as HTMLSelectElement).value);
+            }}
           >
             <option value="">Any status</option>
             {STATUSES.map((s) => (
@@ -93,7 +126,9 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
               <th>Started</th>
               <th>Latency</th>
               <th>Tokens</th>
+              <th>Cost</th>
               <th>Runs</th>
+              <th>Tags</th>
               <th>Thread</th>
               <th>Agent run</th>
             </tr>
@@ -104,12 +139,13 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
                 key={t.trace_id}
                 data-trace={t.trace_id}
                 data-tokens={t.total_tokens}
+                data-status={t.status}
                 class={t.trace_id === open ? "active" : ""}
               >
                 <td>
-                  <a href={withQuery(query, "trace", t.trace_id)}>{t.name ?? shortId(t.trace_id)}</a>
+                  <a href={withQuery(traceQuery, "trace", t.trace_id)}>{t.name ?? shortId(t.trace_id)}</a>
                 </td>
-                <td>
+                <td title={t.error_count ? `${t.error_count} failed run(s)` : ""}>
                   <StatusBadge status={t.status} />
                 </td>
                 <td title={t.start_time ? when(t.start_time) : ""}>
@@ -119,7 +155,15 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
                 <td title={`prompt ${t.prompt_tokens}, completion ${t.completion_tokens}`}>
                   {tokens(t.total_tokens)}
                 </td>
+                <td>{cost(t.total_cost)}</td>
                 <td>{t.run_count}</td>
+                <td>
+                  {(t.tags ?? []).map((tag) => (
+                    <span key={tag} class="tag">
+                      {tag}
+                    </span>
+                  ))}
+                </td>
                 <td class="mono">
                   {t.thread_id && (
                     <a href={withQuery(query, "thread_id", t.thread_id)}>{shortId(t.thread_id)}</a>
@@ -131,161 +175,37 @@ export function ProjectTraces({ projectId }: { projectId: string }) {
           </tbody>
         </table>
         {traces.data && list.length === 0 && (
-          <p class="empty">No traces{status || threadId || runId ? " match these filters" : " yet"}.</p>
+          <p class="empty">
+            No traces{status || threadId || runId || text ? " match these filters" : " yet"}.
+          </p>
+        )}
+        {(offset > 0 || list.length === PAGE) && (
+          <div class="pager">
+            <button
+              type="button"
+              class="small"
+              disabled={offset === 0}
+              onClick={() => setQuery("offset", offset > PAGE ? String(offset - PAGE) : null)}
+            >
+              Newer
+            </button>
+            <span class="muted">
+              {offset + 1}–{offset + list.length}
+            </span>
+            <button
+              type="button"
+              class="small"
+              disabled={list.length < PAGE}
+              onClick={() => setQuery("offset", String(offset + PAGE))}
+            >
+              Older
+            </button>
+          </div>
         )}
       </section>
-      {open ? <TraceView key={open} projectId={projectId} traceId={open} /> : null}
-    </div>
-  );
-}
-
-interface Row {
-  node: RunNode;
-  depth: number;
-}
-
-function flatten(node: RunNode, depth: number, out: Row[]): Row[] {
-  out.push({ node, depth });
-  for (const child of node.children) flatten(child, depth + 1, out);
-  return out;
-}
-
-/** One trace: its totals, the run tree with timing bars, and the selected run's details. */
-export function TraceView({ projectId, traceId }: { projectId: string; traceId: string }) {
-  const { client } = useSession();
-  const trace = useLoad(() => client.trace(projectId, traceId), [client, projectId, traceId]);
-  const pending = trace.data !== undefined && trace.data.status === "pending";
-  useInterval(trace.reload, 2000, pending);
-  const [selectedId, setSelectedId] = useState<string | null>(null);
-  if (!trace.data) {
-    return (
-      <section class="card" id="trace">
-        <ErrorBox error={trace.error} />
-        {!trace.error && <Loading />}
-      </section>
-    );
-  }
-  const t: Trace = trace.data;
-  const rows = [t.root, ...t.orphans]
-    .filter((n): n is RunNode => n !== null)
-    .flatMap((n) => flatten(n, 0, []));
-  const starts = rows.map((r) => (r.node.start_time ? Date.parse(r.node.start_time) : Number.NaN));
-  const ends = rows.map((r) => (r.node.end_time ? Date.parse(r.node.end_time) : Number.NaN));
-  const t0 = Math.min(...starts.filter(Number.isFinite));
-  const t1 = Math.max(...ends.filter(Number.isFinite), ...starts.filter(Number.isFinite));
-  const span = Math.max(1, t1 - t0);
-  const selected = rows.find((r) => r.node.id === selectedId)?.node ?? rows[0]?.node;
-  return (
-    <section class="card" id="trace" data-trace={t.trace_id}>
-      <div class="title-row">
-        <h2>{t.root?.name ?? "Trace"}</h2>
-        <StatusBadge status={t.status} />
-        <span class="muted">
-          {t.latency_ms === null ? "running" : duration(t.latency_ms)} · {t.run_count} runs
-          {t.total_tokens ? ` · ${t.total_tokens.toLocaleString()} tokens` : ""}
-        </span>
-      </div>
-      <dl class="props">
-        <dt>Trace</dt>
-        <dd class="mono">{t.trace_id}</dd>
-        {t.thread_id && (
-          <>
-            <dt>Thread</dt>
-            <dd class="mono">{t.thread_id}</dd>
-          </>
-        )}
-        {t.run_id && (
-          <>
-            <dt>Agent run</dt>
-            <dd class="mono">{t.run_id}</dd>
-          </>
-        )}
-        {t.graph_id && (
-          <>
-            <dt>Graph</dt>
-            <dd>{t.graph_id}</dd>
-          </>
-        )}
-      </dl>
-      <div class="trace-split">
-        <table class="list run-tree" id="run-tree">
-          <thead>
-            <tr>
-              <th>Run</th>
-              <th class="timing">Timing</th>
-              <th>Latency</th>
-              <th>Tokens</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(({ node, depth }, i) => {
-              const start = starts[i] ?? Number.NaN;
-              const end = ends[i] ?? Number.NaN;
-              const left = Number.isFinite(start) ? ((start - t0) / span) * 100 : 0;
-              const width =
-                Number.isFinite(start) && Number.isFinite(end) ? ((end - start) / span) * 100 : 100 - left;
-              return (
-                <tr
-                  key={node.id}
-                  data-run={node.name ?? ""}
-                  data-run-type={node.run_type ?? ""}
-                  class={`${node.id === selected?.id ? "active" : ""} ${node.status}`}
-                  onClick={() => setSelectedId(node.id)}
-                >
-                  <td style={{ paddingLeft: `${0.4 + depth * 1.1}rem` }}>
-                    <button type="button" class="link" onClick={() => setSelectedId(node.id)}>
-                      {node.name ?? shortId(node.id)}
-                    </button>{" "}
-                    <span class="tag">{node.run_type}</span>
-                    {node.status === "error" && <span class="badge fail">error</span>}
-                  </td>
-                  <td class="timing">
-                    <span
-                      class={`bar ${node.status}`}
-                      style={{
-                        marginLeft: `${left.toFixed(2)}%`,
-                        width: `${Math.max(0.6, width).toFixed(2)}%`,
-                      }}
-                    />
-                  </td>
-                  <td>{node.latency_ms === null ? "…" : duration(node.latency_ms)}</td>
-                  <td>{tokens(node.total_tokens)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-        {selected && <RunDetail run={selected} />}
-      </div>
-    </section>
-  );
-}
-
-/** The selected run: error, tokens, inputs, outputs, metadata. */
-function RunDetail({ run }: { run: RunNode }) {
-  return (
-    <div class="run-detail" id="run-detail" data-run={run.name ?? ""}>
-      <h3>
-        {run.name} <span class="tag">{run.run_type}</span>
-      </h3>
-      <p class="muted">
-        {run.start_time ? when(run.start_time) : ""}
-        {run.latency_ms !== null ? ` · ${duration(run.latency_ms)}` : ""}
-        {run.total_tokens
-          ? ` · ${run.total_tokens} tokens (prompt ${run.prompt_tokens ?? 0}, completion ${run.completion_tokens ?? 0})`
-          : ""}
-      </p>
-      {run.error && <pre class="error run-error">{run.error}</pre>}
-      <h4>Inputs</h4>
-      <pre class="json">{JSON.stringify(run.inputs, null, 2)}</pre>
-      <h4>Outputs</h4>
-      <pre class="json">{JSON.stringify(run.outputs, null, 2)}</pre>
-      {Object.keys(run.metadata).length > 0 && (
-        <>
-          <h4>Metadata</h4>
-          <pre class="json">{JSON.stringify(run.metadata, null, 2)}</pre>
-        </>
-      )}
+      {open ? (
+        <TraceView key={open} projectId={projectId} traceId={open} runId={query.get("selected_run")} />
+      ) : null}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 // Tracing projects: the workspace's list (those of deployments and those left by deleted ones or
 // made by scripts), and one project's traces with deletion.
 import { useState } from "preact/hooks";
+import { SendTracesHere } from "../components/trace-snippet.js";
 import { ErrorBox, Loading } from "../components/ui.js";
 import { useSession } from "../context.js";
 import { ago } from "../format.js";
@@ -18,6 +19,7 @@ export function TracingProjectsList() {
       <div class="title-row">
         <h1>Tracing projects</h1>
       </div>
+      <SendTracesHere open />
       <ErrorBox error={projects.error} />
       {!projects.data && !projects.error && <Loading />}
       <table class="list" id="tracing-projects">
@@ -83,6 +85,7 @@ export function TracingProjectPage({ id }: { id: string }) {
           </button>
         </div>
       )}
+      {project.data && <SendTracesHere project={project.data.name} />}
       {project.data && <ProjectTraces projectId={id} />}
     </section>
   );
@@ -97,13 +100,20 @@ export function DeploymentTraces({ deployment }: DeploymentView) {
   }, [client, deployment.id, deployment.name]);
   if (project.error) return <ErrorBox error={project.error} />;
   if (project.data === undefined) return <Loading />;
-  if (project.data === null) return <p class="muted">This deployment has no tracing project.</p>;
+  if (project.data === null)
+    return (
+      <>
+        <p class="muted">This deployment has no tracing project.</p>
+        <SendTracesHere project={deployment.name} />
+      </>
+    );
   return (
     <>
       <p class="muted">
         Project <a href={`/tracing-projects/${project.data.id}`}>{project.data.name}</a>: every run of this
         deployment's agent is traced here.
       </p>
+      <SendTracesHere project={project.data.name} />
       <ProjectTraces projectId={project.data.id} />
     </>
   );

@@ -1,10 +1,9 @@
+import { type TracingService, traceSummaryToWire, traceToWire } from "@berth-platform/tracing";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { BadRequestError } from "../../errors.js";
 import { ProjectListQuery, ProjectParams } from "../../schemas/query.js";
 import { COMMON_ERRORS, NoContent, pageOf, TracingProjectOut } from "../../schemas/responses.js";
-import type { TracingService } from "../../services/tracing.js";
-import { traceSummaryToWire, traceToWire } from "../trace-wire.js";
 import { projectToWire } from "../wire.js";
 
 const tags = ["tracing projects"];
@@ -18,12 +17,18 @@ const TraceListQuery = z.object({
   status: z.enum(["success", "error", "pending"]).optional(),
   thread_id: z.string().max(200).optional(),
   run_id: z.string().max(200).optional(),
+  /** Text any run of the trace holds: name, tags, metadata, inputs, outputs (case folded). */
+  q: z.string().trim().max(500).optional(),
 });
 
 const Tokens = {
   prompt_tokens: z.number().nullable(),
   completion_tokens: z.number().nullable(),
   total_tokens: z.number().nullable(),
+  // Cost in USD from the price table (the tracing package's run views; null: no priced model run).
+  prompt_cost: z.number().nullable().optional(),
+  completion_cost: z.number().nullable().optional(),
+  total_cost: z.number().nullable().optional(),
 };
 const Timing = {
   status: z.enum(["success", "error", "pending"]),
@@ -38,6 +43,8 @@ const TraceSummaryOut = z.object({
   name: z.string().nullable(),
   run_type: z.string().nullable(),
   error: z.string().nullable(),
+  error_count: z.number(),
+  tags: z.array(z.string()),
   ...Timing,
   thread_id: z.string().nullable(),
   run_id: z.string().nullable(),
@@ -72,6 +79,7 @@ const TraceOut = z.object({
   trace_id: z.uuid(),
   project_id: z.uuid().nullable(),
   ...Timing,
+  error_count: z.number(),
   thread_id: z.string().nullable(),
   run_id: z.string().nullable(),
   graph_id: z.string().nullable(),
@@ -175,6 +183,7 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
           status: q.status,
           threadId: q.thread_id,
           agentRunId: q.run_id,
+          text: q.q || undefined,
           limit: q.limit,
           offset: q.offset,
         });
@@ -212,7 +221,8 @@ export function projectRoutes(tracing: TracingService): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { project_id, trace_id } = request.params;
-        return traceToWire(trace_id, await tracing.trace(request.tenantId, project_id, trace_id));
+        const runs = await tracing.trace(request.tenantId, project_id, trace_id);
+        return traceToWire(trace_id, runs, await tracing.views.of(request.tenantId, runs, false));
       },
     );
   };

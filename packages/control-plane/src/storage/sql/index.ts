@@ -1,3 +1,4 @@
+import { sqlTracingStorage, type TracingDb } from "@berth-platform/tracing";
 import type { Kysely } from "kysely";
 import type { SecretBox } from "../../secrets/box.js";
 import type { ControlPlaneStorage } from "../types.js";
@@ -5,12 +6,10 @@ import { SqlDeploymentStore } from "./deployments.js";
 import type { SqlDialect } from "./dialect.js";
 import { SqlListenerStore } from "./listeners.js";
 import { SqlLogStore } from "./logs.js";
-import { SqlProjectStore } from "./projects.js";
 import { SqlRevisionStore } from "./revisions.js";
 import { RowCodec } from "./rows.js";
 import type { ControlPlaneDb } from "./schema.js";
 import { SqlTenantStore } from "./tenants.js";
-import { SqlTraceStore } from "./traces.js";
 import { SqlUploadStore } from "./uploads.js";
 
 /**
@@ -31,8 +30,8 @@ export function sqlStorage(
     tenants: new SqlTenantStore(db),
     deployments: new SqlDeploymentStore(db, dialect, codec),
     revisions: new SqlRevisionStore(db, codec),
-    projects: new SqlProjectStore(db, dialect),
-    traces: new SqlTraceStore(db, dialect),
+    // The tracing package's stores over the same database (its tables are a subset of ours).
+    ...sqlTracingStorage(db as unknown as Kysely<TracingDb>, dialect),
     close,
   };
 }

@@ -1,17 +1,10 @@
 import type { Selectable } from "kysely";
 import type { DeploymentStatus } from "../../domain/deployment-status.js";
 import type { RevisionStatus } from "../../domain/revision-status.js";
-import type {
-  Deployment,
-  Revision,
-  Secret,
-  Source,
-  SourceConfig,
-  TracingProject,
-} from "../../domain/types.js";
+import type { Deployment, Revision, Secret, Source, SourceConfig } from "../../domain/types.js";
 import type { SecretBox } from "../../secrets/box.js";
 import { SECRET_NAMES, SecretNameCache } from "../../secrets/names.js";
-import type { DeploymentsTable, RevisionsTable, TracingProjectsTable } from "./schema.js";
+import type { DeploymentsTable, RevisionsTable } from "./schema.js";
 
 /** The secrets of a record read from a row: opened (decrypted) on first read of `.secrets`. */
 interface LazySecrets {
@@ -151,17 +144,6 @@ function withLazySecrets<T extends { secrets: Secret[] }>(
   });
   Object.defineProperty(record, SECRET_NAMES, { value: secrets.names });
   return record as T;
-}
-
-/** Tracing project row → record. */
-export function projectFromRow(row: Selectable<TracingProjectsTable>): TracingProject {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    name: row.name,
-    deployment_id: row.deployment_id,
-    created_at: row.created_at,
-  };
 }
 
 /** Parses a JSON text column (the stores only ever write valid JSON there). */

@@ -1,3 +1,4 @@
+import type { TracingDb } from "@berth-platform/tracing";
 import type { Generated } from "kysely";
 
 /**
@@ -75,16 +76,6 @@ export interface RevisionsTable {
   updated_at: string;
 }
 
-/** Tracing projects. */
-export interface TracingProjectsTable {
-  seq: Generated<number>;
-  id: string;
-  tenant_id: string;
-  name: string;
-  deployment_id: string | null;
-  created_at: string;
-}
-
 /** Source upload slots (see storage/types.ts Upload). */
 export interface UploadsTable {
   object_path: string;
@@ -126,39 +117,8 @@ export interface ListenersTable {
   last_seen_at: string | null;
 }
 
-/** Runs of traces sent to tracing projects (migration 0030_tracing; JSON columns hold text). */
-export interface TracingRunsTable {
-  seq: Generated<number>;
-  tenant_id: string;
-  id: string;
-  project_id: string | null;
-  trace_id: string | null;
-  parent_run_id: string | null;
-  dotted_order: string | null;
-  name: string | null;
-  run_type: string | null;
-  start_ms: number | null;
-  end_ms: number | null;
-  error: string | null;
-  inputs: string | null;
-  outputs: string | null;
-  extra: string | null;
-  tags: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-  thread_id: string | null;
-  agent_run_id: string | null;
-  graph_id: string | null;
-  /** The deployment whose ingest key wrote the run (null: a workspace API key). */
-  writer_deployment_id: string | null;
-  size_bytes: number;
-  received_ms: number;
-}
-
 /** The whole database. */
-export interface ControlPlaneDb {
-  tracing_runs: TracingRunsTable;
+export interface ControlPlaneDb extends TracingDb {
   listeners: ListenersTable;
   revision_logs: RevisionLogsTable;
   uploads: UploadsTable;
@@ -167,5 +127,4 @@ export interface ControlPlaneDb {
   api_key_tenants: ApiKeyTenantsTable;
   deployments: DeploymentsTable;
   revisions: RevisionsTable;
-  tracing_projects: TracingProjectsTable;
 }

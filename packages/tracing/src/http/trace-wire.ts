@@ -1,8 +1,9 @@
 import { statusOf, type TraceRun } from "../domain/tracing.js";
 import type { TracingProject } from "../domain/types.js";
+import type { RunView } from "../services/run-views.js";
 import type { TraceSummary } from "../storage/types.js";
 
-function iso(ms: number | null): string | null {
+export function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
@@ -16,14 +17,15 @@ function metadataOf(run: TraceRun): Record<string, unknown> {
 }
 
 /** The ids of a run's ancestors, root first, read from its dotted order (`<time>Z<id>.<time>Z<id>…`). */
-function ancestorsOf(run: TraceRun): string[] {
+export function ancestorsOf(run: TraceRun): string[] {
   if (!run.dotted_order) return [];
   const ids = run.dotted_order.split(".").map((segment) => segment.slice(segment.indexOf("Z") + 1));
   return ids.slice(0, -1);
 }
 
 /** A run in the LangSmith API's shape (what the SDK's listRuns/readRun return). */
-export function runToLangSmith(run: TraceRun) {
+export function runToLangSmith(view: RunView) {
+  const { run, usage } = view;
   return {
     id: run.id,
     name: run.name ?? "",
@@ -43,16 +45,11 @@ export function runToLangSmith(run: TraceRun) {
     parent_run_ids: ancestorsOf(run),
     session_id: run.project_id,
     child_run_ids: null,
-    reference_example_id: null,
-    feedback_stats: null,
-    app_path: null,
+    reference_example_id: run.reference_example_id,
+    feedback_stats: view.feedback_stats,
+    app_path: view.app_path,
     first_token_time: null,
-    prompt_tokens: run.prompt_tokens ?? 0,
-    completion_tokens: run.completion_tokens ?? 0,
-    total_tokens: run.total_tokens ?? 0,
-    prompt_cost: null,
-    completion_cost: null,
-    total_cost: null,
+    ...usage,
   };
 }
 
@@ -63,10 +60,10 @@ export function projectToLangSmith(project: TracingProject) {
     name: project.name,
     tenant_id: project.tenant_id,
     start_time: project.created_at,
-    end_time: null,
-    description: null,
-    extra: { metadata: { deployment_id: project.deployment_id } },
-    reference_dataset_id: null,
+    end_time: iso(project.end_ms ?? null),
+    description: project.description ?? null,
+    extra: { metadata: { ...(project.metadata ?? {}), deployment_id: project.deployment_id } },
+    reference_dataset_id: project.reference_dataset_id ?? null,
     default_dataset_id: null,
   };
 }
@@ -78,8 +75,11 @@ export function traceSummaryToWire(summary: TraceSummary) {
     trace_id: root.id,
     name: root.name,
     run_type: root.run_type,
-    status: statusOf(root),
+    // A trace whose child failed failed (the root may have caught the error and ended well).
+    status: summary.error_count > 0 ? "error" : statusOf(root),
     error: root.error,
+    error_count: summary.error_count,
+    tags: root.tags,
     start_time: iso(root.start_ms),
     end_time: iso(root.end_ms),
     latency_ms: latencyMs(root),
@@ -90,6 +90,13 @@ export function traceSummaryToWire(summary: TraceSummary) {
     prompt_tokens: summary.prompt_tokens,
     completion_tokens: summary.completion_tokens,
     total_tokens: summary.total_tokens,
+    ...(summary.total_cost !== undefined
+      ? {
+          prompt_cost: summary.prompt_cost ?? null,
+          completion_cost: summary.completion_cost ?? null,
+          total_cost: summary.total_cost ?? null,
+        }
+      : {}),
   };
 }
 
@@ -111,11 +118,22 @@ export interface RunNode {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   total_tokens: number | null;
+  /** The run's own cost (a model run's; null when unpriced). */
+  prompt_cost?: number | null;
+  completion_cost?: number | null;
+  total_cost?: number | null;
   children: RunNode[];
 }
 
-function nodeOf(run: TraceRun): RunNode {
+function nodeOf(run: TraceRun, view: RunView | undefined): RunNode {
   return {
+    ...(view
+      ? {
+          prompt_cost: view.usage.prompt_cost,
+          completion_cost: view.usage.completion_cost,
+          total_cost: view.usage.total_cost,
+        }
+      : {}),
     id: run.id,
     parent_run_id: run.parent_run_id,
     name: run.name,
@@ -140,8 +158,9 @@ function nodeOf(run: TraceRun): RunNode {
  * One trace as a tree: the root run with its descendants nested (in start order). Runs whose
  * parent never arrived hang under `orphans` rather than disappearing.
  */
-export function traceToWire(traceId: string, runs: TraceRun[]) {
-  const nodes = new Map(runs.map((run) => [run.id, nodeOf(run)]));
+export function traceToWire(traceId: string, runs: TraceRun[], views: RunView[] = []) {
+  const viewOf = new Map(views.map((v) => [v.run.id, v]));
+  const nodes = new Map(runs.map((run) => [run.id, nodeOf(run, viewOf.get(run.id))]));
   const tops: RunNode[] = [];
   for (const run of runs) {
     const node = nodes.get(run.id) as RunNode;
@@ -165,7 +184,8 @@ export function traceToWire(traceId: string, runs: TraceRun[]) {
   return {
     trace_id: traceId,
     project_id: rootRun?.project_id ?? runs[0]?.project_id ?? null,
-    status: rootRun ? statusOf(rootRun) : "pending",
+    status: runs.some((r) => r.error !== null) ? "error" : rootRun ? statusOf(rootRun) : "pending",
+    error_count: runs.filter((r) => r.error !== null).length,
     start_time: rootRun ? iso(rootRun.start_ms) : null,
     end_time: rootRun ? iso(rootRun.end_ms) : null,
     latency_ms: rootRun ? latencyMs(rootRun) : null,
@@ -176,7 +196,24 @@ export function traceToWire(traceId: string, runs: TraceRun[]) {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: total,
+    ...costOf(runs, viewOf),
     root,
     orphans: tops.filter((n) => n !== root).sort(byStart),
   };
+}
+
+/** The trace's cost: its model runs' own costs summed (absent without views; null when none is priced). */
+function costOf(runs: TraceRun[], views: Map<string, RunView>) {
+  if (views.size === 0) return {};
+  let known = false;
+  const sum = { prompt_cost: 0, completion_cost: 0, total_cost: 0 };
+  for (const run of runs) {
+    const usage = run.run_type === "llm" ? views.get(run.id)?.usage : undefined;
+    if (!usage || usage.total_cost === null) continue;
+    known = true;
+    sum.prompt_cost += usage.prompt_cost ?? 0;
+    sum.completion_cost += usage.completion_cost ?? 0;
+    sum.total_cost += usage.total_cost;
+  }
+  return known ? sum : { prompt_cost: null, completion_cost: null, total_cost: null };
 }

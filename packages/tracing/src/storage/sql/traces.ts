@@ -1,9 +1,13 @@
-import { type Kysely, type Selectable, sql } from "kysely";
+import type { SqlDialect } from "@berth-platform/server-kit";
+import { type Kysely, sql } from "kysely";
 import type { RunWrite, TraceRun } from "../../domain/tracing.js";
-import type { RunQuery, TraceFilter, TraceStats, TraceStore, TraceSummary } from "../types.js";
-import type { SqlDialect } from "./dialect.js";
+import type { UsageRow } from "../sdk-types.js";
+import type { RunQuery, TraceFilter, TraceSeries, TraceStats, TraceStore, TraceSummary } from "../types.js";
 import { filterCondition } from "./run-filter-sql.js";
-import type { ControlPlaneDb, TracingRunsTable } from "./schema.js";
+import { distinctRounds, rowOf, runOf } from "./run-rows.js";
+import type { TracingDb } from "./schema.js";
+import { traceFailed, traceMentions, traceStatusIs } from "./trace-conditions.js";
+import { traceSeries } from "./trace-series.js";
 
 /** Rows per INSERT: ~25 parameters each stays far below SQLite's and PostgreSQL's limits. */
 const CHUNK = 400;
@@ -29,12 +33,14 @@ const MERGED = [
   "thread_id",
   "agent_run_id",
   "graph_id",
+  "model_name",
+  "reference_example_id",
 ] as const;
 
 /** Traces' runs on Kysely (SQLite or PostgreSQL). */
 export class SqlTraceStore implements TraceStore {
   constructor(
-    private readonly db: Kysely<ControlPlaneDb>,
+    private readonly db: Kysely<TracingDb>,
     private readonly dialect: SqlDialect,
   ) {}
 
@@ -90,11 +96,8 @@ export class SqlTraceStore implements TraceStore {
     if (filter.startBeforeMs !== undefined) query = query.where("start_ms", "<", filter.startBeforeMs);
     if (filter.threadId !== undefined) query = query.where("thread_id", "=", filter.threadId);
     if (filter.agentRunId !== undefined) query = query.where("agent_run_id", "=", filter.agentRunId);
-    if (filter.status === "error") query = query.where("error", "is not", null);
-    else if (filter.status === "success")
-      query = query.where("error", "is", null).where("end_ms", "is not", null);
-    else if (filter.status === "pending")
-      query = query.where("error", "is", null).where("end_ms", "is", null);
+    if (filter.status !== undefined) query = query.where(traceStatusIs(filter.status, tenantId, projectId));
+    if (filter.text) query = query.where(traceMentions(filter.text, this.dialect, tenantId, projectId));
     const roots = await query
       .orderBy("start_ms", "desc")
       .orderBy("seq", "desc")
@@ -113,6 +116,7 @@ export class SqlTraceStore implements TraceStore {
           "completion",
         ),
         sql<number>`sum(case when run_type = 'llm' then coalesce(total_tokens, 0) else 0 end)`.as("total"),
+        sql<number>`sum(case when error is not null then 1 else 0 end)`.as("errors"),
       ])
       .where("tenant_id", "=", tenantId)
       .where(
@@ -131,6 +135,7 @@ export class SqlTraceStore implements TraceStore {
         prompt_tokens: Number(t?.prompt ?? 0),
         completion_tokens: Number(t?.completion ?? 0),
         total_tokens: Number(t?.total ?? 0),
+        error_count: Number(t?.errors ?? (row.error === null ? 0 : 1)),
       };
     });
   }
@@ -150,8 +155,10 @@ export class SqlTraceStore implements TraceStore {
     const counts = await roots
       .select((eb) => [
         eb.fn.countAll<number>().as("traces"),
-        sql<number>`sum(case when error is not null then 1 else 0 end)`.as("errors"),
-        sql<number>`sum(case when error is null and end_ms is null then 1 else 0 end)`.as("pending"),
+        sql<number>`sum(case when ${traceFailed(tenantId, projectId)} then 1 else 0 end)`.as("errors"),
+        sql<number>`sum(case when ${traceStatusIs("pending", tenantId, projectId)} then 1 else 0 end)`.as(
+          "pending",
+        ),
         sql<number | null>`avg(case when end_ms is not null then end_ms - start_ms end)`.as("avg"),
       ])
       .executeTakeFirst();
@@ -190,6 +197,14 @@ export class SqlTraceStore implements TraceStore {
       completion_tokens: Number(tokens?.completion ?? 0),
       total_tokens: Number(tokens?.total ?? 0),
     };
+  }
+
+  series(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs: number; startBeforeMs: number; buckets: number },
+  ): Promise<TraceSeries> {
+    return traceSeries(this.db, tenantId, projectId, window);
   }
 
   async trace(tenantId: string, traceId: string): Promise<TraceRun[]> {
@@ -233,6 +248,11 @@ export class SqlTraceStore implements TraceStore {
     if (q.error === true) query = query.where("error", "is not", null);
     if (q.error === false) query = query.where("error", "is", null);
     if (q.startAfterMs !== undefined) query = query.where("start_ms", ">=", q.startAfterMs);
+    if (q.startBeforeMs !== undefined) query = query.where("start_ms", "<", q.startBeforeMs);
+    if (q.exampleIds) {
+      if (q.exampleIds.length === 0) return [];
+      query = query.where("reference_example_id", "in", q.exampleIds);
+    }
     if (q.filter) query = query.where(filterCondition(q.filter, "tracing_runs", this.dialect));
     if (q.traceFilter) {
       // The run's trace has a root that matches.
@@ -251,6 +271,55 @@ export class SqlTraceStore implements TraceStore {
       .offset(q.offset)
       .execute();
     return rows.map(runOf);
+  }
+
+  async usageByModel(tenantId: string, projectId: string) {
+    const rows = await this.db
+      .selectFrom("tracing_runs")
+      .select([
+        "model_name",
+        sql<number>`coalesce(sum(prompt_tokens), 0)`.as("prompt"),
+        sql<number>`coalesce(sum(completion_tokens), 0)`.as("completion"),
+        sql<number>`coalesce(sum(total_tokens), 0)`.as("total"),
+      ])
+      .where("tenant_id", "=", tenantId)
+      .where("project_id", "=", projectId)
+      .where("run_type", "=", "llm")
+      .groupBy("model_name")
+      .execute();
+    return rows.map((r) => ({
+      model_name: r.model_name,
+      prompt_tokens: Number(r.prompt),
+      completion_tokens: Number(r.completion),
+      total_tokens: Number(r.total),
+    }));
+  }
+
+  async usageOfTraces(tenantId: string, traceIds: string[]): Promise<UsageRow[]> {
+    if (traceIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("tracing_runs")
+      .select([
+        "trace_id",
+        "dotted_order",
+        "model_name",
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+      ])
+      .where("tenant_id", "=", tenantId)
+      .where("trace_id", "in", traceIds)
+      .where("run_type", "=", "llm")
+      .limit(50_000)
+      .execute();
+    return rows.map((r) => ({
+      trace_id: r.trace_id ?? "",
+      dotted_order: r.dotted_order,
+      model_name: r.model_name,
+      prompt_tokens: Number(r.prompt_tokens ?? 0),
+      completion_tokens: Number(r.completion_tokens ?? 0),
+      total_tokens: Number(r.total_tokens ?? 0),
+    }));
   }
 
   async projectSizes(): Promise<Array<{ project_id: string; runs: number; bytes: number }>> {
@@ -330,88 +399,4 @@ export class SqlTraceStore implements TraceStore {
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
-}
-
-/**
- * The writes split so that no statement holds one run twice (an upsert may touch a row once):
- * two writers' writes of one run id go to successive statements, in the order given.
- */
-function distinctRounds(runs: RunWrite[]): RunWrite[][] {
-  const rounds: Array<{ runs: RunWrite[]; keys: Set<string> }> = [];
-  for (const run of runs) {
-    const key = `${run.tenant_id}\u0000${run.id}`;
-    let round = rounds.find((r) => !r.keys.has(key));
-    if (!round) {
-      round = { runs: [], keys: new Set() };
-      rounds.push(round);
-    }
-    round.runs.push(run);
-    round.keys.add(key);
-  }
-  return rounds.map((r) => r.runs);
-}
-
-function rowOf(run: RunWrite, now: number) {
-  return {
-    tenant_id: run.tenant_id,
-    id: run.id,
-    project_id: run.project_id ?? null,
-    trace_id: run.trace_id ?? null,
-    parent_run_id: run.parent_run_id ?? null,
-    dotted_order: run.dotted_order ?? null,
-    name: run.name ?? null,
-    run_type: run.run_type ?? null,
-    start_ms: run.start_ms ?? null,
-    end_ms: run.end_ms ?? null,
-    error: run.error ?? null,
-    inputs: run.inputs ?? null,
-    outputs: run.outputs ?? null,
-    extra: run.extra ?? null,
-    tags: run.tags ?? null,
-    prompt_tokens: run.prompt_tokens ?? null,
-    completion_tokens: run.completion_tokens ?? null,
-    total_tokens: run.total_tokens ?? null,
-    thread_id: run.thread_id ?? null,
-    agent_run_id: run.agent_run_id ?? null,
-    graph_id: run.graph_id ?? null,
-    writer_deployment_id: run.writer_deployment_id ?? null,
-    size_bytes: run.size_bytes,
-    received_ms: now,
-  };
-}
-
-function json(text: string | null): unknown {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-
-function runOf(row: Selectable<TracingRunsTable>): TraceRun {
-  const tags = json(row.tags);
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    project_id: row.project_id,
-    trace_id: row.trace_id,
-    parent_run_id: row.parent_run_id,
-    dotted_order: row.dotted_order,
-    name: row.name,
-    run_type: row.run_type,
-    start_ms: row.start_ms === null ? null : Number(row.start_ms),
-    end_ms: row.end_ms === null ? null : Number(row.end_ms),
-    error: row.error,
-    inputs: json(row.inputs),
-    outputs: json(row.outputs),
-    extra: json(row.extra),
-    tags: Array.isArray(tags) ? (tags as string[]) : [],
-    prompt_tokens: row.prompt_tokens === null ? null : Number(row.prompt_tokens),
-    completion_tokens: row.completion_tokens === null ? null : Number(row.completion_tokens),
-    total_tokens: row.total_tokens === null ? null : Number(row.total_tokens),
-    thread_id: row.thread_id,
-    agent_run_id: row.agent_run_id,
-    graph_id: row.graph_id,
-  };
 }

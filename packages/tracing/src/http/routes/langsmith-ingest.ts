@@ -1,86 +1,22 @@
 import { promisify } from "node:util";
 import { gunzip } from "node:zlib";
-import { jsonDepthExceeds } from "@berth-platform/server-kit";
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from "@berth-platform/server-kit";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { type RawRun, type RunWrite, runWriteOf } from "../../domain/tracing.js";
-import {
-  BadRequestError,
-  ConflictError,
-  DomainError,
-  ForbiddenError,
-  PayloadTooLargeError,
-  UnauthorizedError,
-} from "../../errors.js";
-import type { AuthService } from "../../services/auth.js";
-import { IngestKeys } from "../../services/ingest-keys.js";
-import type { TraceIngestQueue } from "../../services/trace-ingest.js";
-import type { IngestSender, TracingService } from "../../services/tracing.js";
-import { tooDeep } from "../errors.js";
+import { BadRequestError, ConflictError, PayloadTooLargeError, TracingError } from "../../errors.js";
+import type { FeedbackInput } from "../../services/feedback.js";
 import { boundaryOf, parseMultipart } from "../multipart.js";
-import { langsmithReadRoutes } from "./langsmith-read.js";
+import type { LangSmithDeps } from "../plugin.js";
 
 const gunzipAsync = promisify(gunzip);
-
-/** Where the LangSmith-compatible API lives on the control plane (agents' LANGSMITH_ENDPOINT). */
-export const LANGSMITH_PREFIX = "/langsmith-api";
-
-/** What the LangSmith-compatible routes are built from. */
-export interface LangSmithDeps {
-  tracing: TracingService;
-  queue: TraceIngestQueue;
-  keys: IngestKeys;
-  auth: AuthService;
-  /** Largest ingest body, compressed or not (also the most a compressed body may inflate to). */
-  ingestLimitBytes: number;
-  version: string;
-}
-
-/** The caller of a LangSmith route: a deployment's ingest key, or a workspace API key. */
-export interface LangSmithCaller {
-  sender: IngestSender;
-  kind: "ingest" | "api";
-}
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** Set by the LangSmith routes' auth hook. */
-    langsmithCaller: LangSmithCaller;
-  }
-}
 
 const RUN_FIELDS = new Set(["inputs", "outputs", "events", "extra", "error", "serialized"]);
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** Resolves the caller (401 without a valid key); ingest keys never pick another workspace. */
-async function callerOf(request: FastifyRequest, deps: LangSmithDeps): Promise<LangSmithCaller> {
-  const apiKey = header(request, "x-api-key");
-  const authorization = header(request, "authorization");
-  const key = apiKey ?? authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-  if (key && IngestKeys.looksLikeIngestKey(key)) {
-    const owner = deps.keys.ownerOf(key);
-    if (!owner) throw new UnauthorizedError("Invalid trace ingest key.");
-    return { sender: { tenantId: owner.tenantId, deploymentId: owner.deploymentId }, kind: "ingest" };
-  }
-  const { tenantId } = await deps.auth.authenticatePrincipal({
-    apiKey,
-    authorization,
-    tenantId: header(request, "x-tenant-id"),
-  });
-  return { sender: { tenantId, deploymentId: null }, kind: "api" };
-}
-
-/** Requires a workspace API key (ingest keys only send traces). */
-export function requireApiCaller(request: FastifyRequest): string {
-  if (request.langsmithCaller.kind !== "api") {
-    throw new ForbiddenError("A trace ingest key can only send traces; reading them needs an API key.");
-  }
-  return request.langsmithCaller.sender.tenantId;
 }
 
 /** The body, inflated when the client compressed it (bounded: a small bomb cannot grow past the limit). */
@@ -102,6 +38,11 @@ async function decoded(request: FastifyRequest, body: Buffer, limit: number): Pr
   }
 }
 
+/** A body nested deeper than any request of this API needs. */
+function tooDeep(): BadRequestError {
+  return new BadRequestError(`Invalid JSON body: nested deeper than ${MAX_JSON_DEPTH} levels.`);
+}
+
 function parseJson(text: string, where: string, checkDepth = true): unknown {
   // JSON.parse itself does not recurse; the check guards what is serialized again (batch bodies).
   if (checkDepth && jsonDepthExceeds(text)) throw tooDeep();
@@ -113,16 +54,17 @@ function parseJson(text: string, where: string, checkDepth = true): unknown {
 }
 
 /** Body parsers of these routes only: JSON and multipart, gzip or not, buffered within the limit. */
-function registerParsers(app: FastifyInstance, limit: number): void {
+/** A JSON body parser (gzip or not) within `limit` bytes. */
+export function jsonBody(limit: number) {
+  return async (request: FastifyRequest, body: Buffer | string) => {
+    const text = (await decoded(request, body as Buffer, limit)).toString("utf8");
+    return text.trim() === "" ? undefined : parseJson(text, "The body");
+  };
+}
+
+export function registerParsers(app: FastifyInstance, limit: number): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    "application/json",
-    { parseAs: "buffer", bodyLimit: limit },
-    async (request: FastifyRequest, body: Buffer | string) => {
-      const text = (await decoded(request, body as Buffer, limit)).toString("utf8");
-      return text.trim() === "" ? undefined : parseJson(text, "The body");
-    },
-  );
+  app.addContentTypeParser("application/json", { parseAs: "buffer", bodyLimit: limit }, jsonBody(limit));
   app.addContentTypeParser(
     "multipart/form-data",
     { parseAs: "buffer", bodyLimit: limit },
@@ -140,12 +82,28 @@ interface Operation {
   texts?: Record<string, string>;
 }
 
-/** The run operations of a multipart body (`post.<id>`, `post.<id>.<field>`, `patch.…`; attachments and feedback are not kept). */
-function operationsOfMultipart(body: Buffer, boundary: string): Operation[] {
+/**
+ * The run operations of a multipart body (`post.<id>`, `post.<id>.<field>`, `patch.…`), and its
+ * feedback parts (`feedback.<id>`: the SDK batches evaluators' feedback with runs); attachments
+ * are not kept.
+ */
+function operationsOfMultipart(
+  body: Buffer,
+  boundary: string,
+): { ops: Operation[]; feedback: FeedbackInput[] } {
   const ops = new Map<string, Operation>();
+  const feedback: FeedbackInput[] = [];
   for (const part of parseMultipart(body, boundary)) {
     const [kind = "", id = "", field, ...more] = part.name.split(".");
-    if (kind === "attachment" || kind === "feedback") continue;
+    if (kind === "attachment") continue;
+    if (kind === "feedback" && field === undefined) {
+      const value = parseJson(part.data.toString("utf8"), `Part "${part.name.slice(0, 100)}"`, false);
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw new BadRequestError(`Part "${part.name.slice(0, 100)}" must be a JSON object.`);
+      }
+      feedback.push({ ...(value as FeedbackInput), id });
+      continue;
+    }
     if ((kind !== "post" && kind !== "patch") || id === "" || more.length > 0) {
       throw new BadRequestError(`Unknown multipart part "${part.name.slice(0, 100)}".`);
     }
@@ -171,7 +129,7 @@ function operationsOfMultipart(body: Buffer, boundary: string): Operation[] {
       entry.texts[field] = text;
     }
   }
-  return [...ops.values()];
+  return { ops: [...ops.values()], feedback };
 }
 
 function operationsOfBatch(body: unknown): Operation[] {
@@ -189,45 +147,12 @@ function operationsOfBatch(body: unknown): Operation[] {
 }
 
 /**
- * The LangSmith-compatible API: `GET /info` and the ingest endpoints of the LangSmith API (`POST /runs/multipart`, `POST
- * /runs/batch`, `POST /runs`, `PATCH /runs/{id}`), as the official SDK calls them under
- * LANGSMITH_ENDPOINT (requests are validated, then written in batches shared by concurrent requests
- * and answered once committed),
- * and the read endpoints of langsmith-read.ts.
+ * The ingest endpoints of the LangSmith API (`POST /runs/multipart`, `POST /runs/batch`, `POST
+ * /runs`, `PATCH /runs/{id}`), as the official SDK calls them under LANGSMITH_ENDPOINT (requests
+ * are validated, then written in batches shared by concurrent requests and answered once committed).
  */
-export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
+export function ingestRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
   return async (app) => {
-    registerParsers(app, deps.ingestLimitBytes);
-    app.decorateRequest("langsmithCaller", null as unknown as LangSmithCaller);
-    app.addHook("onRequest", async (request) => {
-      // /info is public, as LangSmith's is: the SDK asks before it sends anything.
-      if ((request.routeOptions.config as { public?: boolean } | undefined)?.public) return;
-      request.langsmithCaller = await callerOf(request, deps);
-    });
-
-    app.get("/info", { schema: { hide: true }, config: { public: true } }, async () => ({
-      version: deps.version,
-      license_expiration_time: null,
-      batch_ingest_config: {
-        use_multipart_endpoint: true,
-        scale_up_qsize_trigger: 1000,
-        scale_up_nthreads_limit: 16,
-        scale_down_nempty_trigger: 4,
-        size_limit: 100,
-        // Half the limit: a batch of this size always fits, whatever the SDK adds around it.
-        size_limit_bytes: Math.floor(deps.ingestLimitBytes / 2),
-      },
-      instance_flags: {
-        // Agents send over loopback: compressing would only spend their CPU (the bench measured
-        // it). gzip bodies are still accepted from clients that compress anyway.
-        gzip_body_enabled: false,
-        zstd_compression_enabled: false,
-        dataset_examples_multipart_enabled: false,
-        examples_multipart_enabled: false,
-      },
-      tenant_handle: null,
-    }));
-
     const enqueue = async (request: FastifyRequest, ops: Operation[]) => {
       const { sender } = request.langsmithCaller;
       const writes: RunWrite[] = [];
@@ -240,7 +165,7 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
           writes.push(write);
         } catch (error) {
           // A value JSON could parse but not serialize again (too deep for the stack) is still bad input.
-          if (error instanceof DomainError) throw error;
+          if (error instanceof TracingError) throw error;
           throw new BadRequestError("A run could not be read.");
         }
         bytes += size;
@@ -263,7 +188,11 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
       if (!body?.multipart || !boundary) {
         throw new BadRequestError("Send multipart/form-data with a boundary.");
       }
-      return reply.code(202).send(await enqueue(request, operationsOfMultipart(body.multipart, boundary)));
+      const { ops, feedback } = operationsOfMultipart(body.multipart, boundary);
+      const accepted = await enqueue(request, ops);
+      for (const item of feedback)
+        await deps.tracing.feedback.create(request.langsmithCaller.sender.tenantId, item);
+      return reply.code(202).send(accepted);
     });
 
     app.post("/runs/batch", { schema: { hide: true } }, async (request, reply) =>
@@ -292,8 +221,6 @@ export function langsmithRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
         return reply.code(202).send(await enqueue(request, [{ op: "patch", raw, bytes: byteSize(body) }]));
       },
     );
-
-    await app.register(langsmithReadRoutes(deps.tracing));
   };
 }
 

@@ -9,8 +9,9 @@
  *
  * Fields: id, trace_id, parent_run_id, name, run_type, status ("success" | "error" | "pending"),
  * is_root (true/false), start_time / end_time (ISO time), latency (seconds, or "500ms" / "2s"),
- * prompt_tokens / completion_tokens / total_tokens, and the pair
- * `and(eq(metadata_key, "thread_id" | "run_id" | "graph_id"), eq(metadata_value, "…"))`.
+ * prompt_tokens / completion_tokens / total_tokens, and metadata: the pair
+ * `and(eq(metadata_key, "<any key>"), eq(metadata_value, "…"))`, or `eq(metadata_key, "k")` alone
+ * (the key is present). Values compare as text (numbers by their decimal form).
  * Anything else is refused with the reason, never ignored.
  */
 
@@ -38,6 +39,8 @@ export type RunFilter =
   | { kind: "status"; status: "success" | "error" | "pending"; negate: boolean }
   | { kind: "is_root"; value: boolean }
   | { kind: "has_tag"; tag: string }
+  /** `value` undefined: the key is present. */
+  | { kind: "metadata"; key: string; value?: string | undefined }
   | { kind: "search"; text: string };
 
 /** A filter that does not parse or asks for what Berth does not support; the message says which. */
@@ -237,14 +240,21 @@ function metadataPair(args: Node[]): RunFilter | undefined {
   const key = part(a, "metadata_key") ?? part(b, "metadata_key");
   const value = part(a, "metadata_value") ?? part(b, "metadata_value");
   if (!key || !value) return undefined;
-  const name = textOf(key, "metadata_key");
+  const name = metadataKeyOf(key);
+  const text = String(literalOf(value, "metadata_value"));
   const column = lookup(METADATA_COLUMNS, name);
-  if (!column) {
-    throw new RunFilterError(
-      `Metadata filters support the keys ${Object.keys(METADATA_COLUMNS).join(", ")}; not ${JSON.stringify(name)}.`,
-    );
+  // The agent run's ids have columns of their own (indexed); any other key is read from the JSON.
+  if (column) return { kind: "text", field: column, op: "eq", value: text };
+  return { kind: "metadata", key: name, value: text };
+}
+
+function metadataKeyOf(node: Node | undefined): string {
+  const name = textOf(node, "metadata_key");
+  // Quotes would end the JSON path member the SQL builds; control characters have no use in a key.
+  if (name === "" || name.length > 200 || [...name].some((c) => c === '"' || c === "\\" || c < " ")) {
+    throw new RunFilterError("metadata_key must be 1-200 characters, without quotes or backslashes.");
   }
-  return { kind: "text", field: column, op: "eq", value: String(literalOf(value, "metadata_value")) };
+  return name;
 }
 
 function meaning(node: Node): RunFilter {
@@ -316,6 +326,7 @@ function meaning(node: Node): RunFilter {
     if (!Number.isFinite(n)) throw new RunFilterError(`${field} must be a number.`);
     return { kind: "number", field: numberColumn, op, value: n };
   }
+  if (field === "metadata_key" && op === "eq") return { kind: "metadata", key: metadataKeyOf(args[1]) };
   if (field === "metadata_key" || field === "metadata_value") {
     throw new RunFilterError(
       'Metadata filters take the pair and(eq(metadata_key, "…"), eq(metadata_value, "…")).',

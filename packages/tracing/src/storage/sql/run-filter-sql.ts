@@ -1,6 +1,6 @@
+import type { SqlDialect } from "@berth-platform/server-kit";
 import { type RawBuilder, sql } from "kysely";
 import type { Comparison, RunFilter } from "../../domain/run-filter.js";
-import type { SqlDialect } from "./dialect.js";
 
 const OPERATORS: Record<Comparison, string> = { eq: "=", neq: "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" };
 
@@ -66,6 +66,12 @@ export function filterCondition(filter: RunFilter, table: string, dialect: SqlDi
     case "has_tag":
       // Tags are stored as the JSON array sent: an element is its JSON string, quotes included.
       return sql<boolean>`coalesce(${dialect.contains(column("tags"), JSON.stringify(filter.tag))}, false)`;
+    case "metadata": {
+      const value = dialect.jsonText(column("extra"), ["metadata", filter.key]);
+      return filter.value === undefined
+        ? sql<boolean>`${value} is not null`
+        : sql<boolean>`coalesce(${value} = ${filter.value}, false)`;
+    }
     case "search": {
       const fields = ["name", "inputs", "outputs", "error"].map(
         (name) => sql<boolean>`coalesce(${dialect.contains(column(name), filter.text, true)}, false)`,

@@ -30,6 +30,10 @@ export interface RunWrite {
   thread_id?: string | undefined;
   agent_run_id?: string | undefined;
   graph_id?: string | undefined;
+  /** The model of an LLM run (what its cost is priced by). */
+  model_name?: string | undefined;
+  /** The dataset example an experiment's run was made for. */
+  reference_example_id?: string | undefined;
   /** Bytes of the operation's payload (retention by size counts these). */
   size_bytes: number;
   /**
@@ -62,6 +66,8 @@ export interface TraceRun {
   thread_id: string | null;
   agent_run_id: string | null;
   graph_id: string | null;
+  model_name: string | null;
+  reference_example_id: string | null;
 }
 
 /** A run's status as LangSmith names it, from what was recorded. */
@@ -138,6 +144,9 @@ export function runWriteOf(
   write.thread_id = metaText(metadata.thread_id);
   write.agent_run_id = metaText(metadata.run_id);
   write.graph_id = metaText(metadata.graph_id);
+  write.model_name = modelNameOf(raw.extra, metadata);
+  const example = optionalUuid(raw.reference_example_id, `${where}: reference_example_id`);
+  if (example) write.reference_example_id = example;
   const usage = tokenUsageOf(raw);
   if (usage) {
     write.prompt_tokens = usage.prompt;
@@ -191,6 +200,21 @@ function metadataOf(extra: unknown): Record<string, unknown> {
   if (typeof extra !== "object" || extra === null) return {};
   const metadata = (extra as { metadata?: unknown }).metadata;
   return typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>) : {};
+}
+
+/**
+ * The model an LLM run called: LangChain's `ls_model_name` metadata, else the invocation
+ * parameters' `model` / `model_name` (OpenAI and Anthropic wrappers send one of them).
+ */
+function modelNameOf(extra: unknown, metadata: Record<string, unknown>): string | undefined {
+  const params =
+    typeof extra === "object" && extra !== null
+      ? ((extra as { invocation_params?: unknown }).invocation_params as Record<string, unknown> | undefined)
+      : undefined;
+  for (const value of [metadata.ls_model_name, params?.model, params?.model_name, params?.modelName]) {
+    if (typeof value === "string" && value !== "" && value.length <= 200) return value;
+  }
+  return undefined;
 }
 
 function metaText(value: unknown): string | undefined {

@@ -3,13 +3,19 @@ import type { Logger } from "pino";
 import type { TraceRun } from "../domain/tracing.js";
 import type { TracingProject } from "../domain/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
+import type { DeploymentDirectory, IngestSender } from "../ports.js";
 import type {
-  ControlPlaneStorage,
   RunQuery,
   TraceFilter,
+  TraceSeries,
   TraceStats,
   TraceSummary,
+  TracingStorage,
 } from "../storage/types.js";
+import { DatasetService } from "./datasets.js";
+import { FeedbackService } from "./feedback.js";
+import { ProjectAdmin } from "./projects.js";
+import { RunViews } from "./run-views.js";
 
 /** Retention of traces, the same for every project. */
 export interface TraceRetention {
@@ -19,13 +25,6 @@ export interface TraceRetention {
   maxProjectBytes: number;
   /** How often the sweep runs. */
   sweepIntervalMs: number;
-}
-
-/** Who sends traces: a deployment (its ingest key) or a workspace's API key. */
-export interface IngestSender {
-  tenantId: string;
-  /** The deployment whose ingest key was used, else null. */
-  deploymentId: string | null;
 }
 
 const PROJECT_CACHE_MS = 30_000;
@@ -40,13 +39,28 @@ export class TracingService {
   /** tenant + project name (or deployment) → project id; saves a lookup per ingest request. */
   readonly #projects = new Map<string, { id: string; until: number }>();
   #sweeper: NodeJS.Timeout | null = null;
+  /** Runs with their roll-ups, costs and feedback, as the read API returns them. */
+  readonly views: RunViews;
+  /** Projects made and changed through the SDK, and their stats. */
+  readonly admin: ProjectAdmin;
+  /** Feedback on runs and projects. */
+  readonly feedback: FeedbackService;
+  /** Datasets and examples. */
+  readonly datasets: DatasetService;
   #sweeping: Promise<void> | null = null;
 
   constructor(
-    private readonly storage: ControlPlaneStorage,
+    /** The stores (the SDK routes that are plain reads and writes use them directly). */
+    readonly storage: TracingStorage,
+    private readonly deployments: DeploymentDirectory,
     private readonly retention: TraceRetention,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.views = new RunViews(storage);
+    this.admin = new ProjectAdmin(storage, () => this.#projects.clear());
+    this.feedback = new FeedbackService(storage.feedback);
+    this.datasets = new DatasetService(storage);
+  }
 
   /**
    * The project runs of a request go to: the one named by `session_id` (which must exist) or
@@ -77,12 +91,17 @@ export class TracingService {
       const key = `${sender.tenantId}\u0000dep:${sender.deploymentId}\u0000${name ?? ""}`;
       const cached = this.#cached(key);
       if (cached) return cached;
-      const deployment = await this.storage.deployments.get(sender.tenantId, sender.deploymentId);
-      if (!deployment) throw new NotFoundError("The deployment of this ingest key no longer exists.");
-      if (name === undefined || name === deployment.name) {
-        const own = await this.storage.projects.ofDeployment(deployment.id);
+      const deploymentName = await this.deployments.nameOf(sender.tenantId, sender.deploymentId);
+      if (deploymentName === undefined) {
+        throw new NotFoundError("The deployment of this ingest key no longer exists.");
+      }
+      if (name === undefined || name === deploymentName) {
+        const own = await this.storage.projects.ofDeployment(sender.deploymentId);
         if (own) return this.#remember(key, own.id);
-        return this.#remember(key, (await this.#ensure(sender.tenantId, deployment.name, deployment.id)).id);
+        return this.#remember(
+          key,
+          (await this.#ensure(sender.tenantId, deploymentName, sender.deploymentId)).id,
+        );
       }
       return this.#remember(key, (await this.#ensure(sender.tenantId, name, null)).id);
     }
@@ -96,7 +115,14 @@ export class TracingService {
   /** The tenant's projects, newest first. */
   listProjects(
     tenantId: string,
-    filter: { name?: string; nameContains?: string; ids?: string[]; limit: number; offset: number },
+    filter: {
+      name?: string;
+      nameContains?: string;
+      ids?: string[];
+      referenceDatasetIds?: string[];
+      limit: number;
+      offset: number;
+    },
   ): Promise<TracingProject[]> {
     return this.storage.projects.list(tenantId, filter);
   }
@@ -120,7 +146,23 @@ export class TracingService {
   /** A project's traces (root runs with their trees' totals), newest first. */
   async traces(tenantId: string, projectId: string, filter: TraceFilter): Promise<TraceSummary[]> {
     await this.project(tenantId, projectId);
-    return this.storage.traces.traces(tenantId, projectId, filter);
+    const summaries = await this.storage.traces.traces(tenantId, projectId, filter);
+    // Each tree's cost: the root's usage rolled up over its model runs, priced.
+    const views = await this.views.of(
+      tenantId,
+      summaries.map((s) => s.root),
+    );
+    return summaries.map((summary, i) => {
+      const usage = views[i]?.usage;
+      return usage
+        ? {
+            ...summary,
+            prompt_cost: usage.prompt_cost,
+            completion_cost: usage.completion_cost,
+            total_cost: usage.total_cost,
+          }
+        : summary;
+    });
   }
 
   /** Totals of a project's traces started in a window: counts, latency, tokens. */
@@ -131,6 +173,16 @@ export class TracingService {
   ): Promise<TraceStats> {
     await this.project(tenantId, projectId);
     return this.storage.traces.stats(tenantId, projectId, window);
+  }
+
+  /** A project's traces per time bucket of a window (charts). */
+  async series(
+    tenantId: string,
+    projectId: string,
+    window: { startAfterMs: number; startBeforeMs: number; buckets: number },
+  ): Promise<TraceSeries> {
+    await this.project(tenantId, projectId);
+    return this.storage.traces.series(tenantId, projectId, window);
   }
 
   /** Every run of a trace of the project, or 404. */
@@ -148,6 +200,16 @@ export class TracingService {
     const run = await this.storage.traces.get(tenantId, id);
     if (!run) throw new NotFoundError(`Run ${id} not found.`);
     return run;
+  }
+
+  /** The public links of those of these runs that are shared, by run id. */
+  async shareUrls(tenantId: string, runs: TraceRun[], origin: string): Promise<Map<string, string>> {
+    const urls = new Map<string, string>();
+    for (const run of runs) {
+      const share = await this.storage.shares.ofRun(tenantId, run.id);
+      if (share) urls.set(run.id, `${origin}/public/${share.share_token}/r`);
+    }
+    return urls;
   }
 
   /** Runs of the tenant matching a LangSmith query. */
@@ -205,6 +267,9 @@ export class TracingService {
         }
       }
     }
+    // Feedback and share links of runs that are gone go with them.
+    await this.storage.feedback.removeOrphans();
+    await this.storage.shares.removeOrphans();
     if (removed > 0) this.logger.info({ removed }, "tracing: retention removed runs");
     return { removed };
   }

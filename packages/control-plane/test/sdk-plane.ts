@@ -1,0 +1,35 @@
+// What the `langsmith` SDK tests share: a listening control plane per storage (SQLite always,
+// PostgreSQL when DATABASE_URL is set), a client on it, and paging helpers.
+import type { AddressInfo } from "node:net";
+import { Client } from "langsmith";
+import { ADMIN_KEY, openPlane, type TestPlane } from "./helpers.js";
+import { TEST_DATABASE_URL } from "./postgres.js";
+
+/** The storages every SDK test runs on. */
+export const STORAGES: Array<"sqlite" | "postgres"> = TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
+
+export interface SdkPlane {
+  plane: TestPlane;
+  /** The control plane's root URL (no trailing slash). */
+  base: string;
+  close(): Promise<void>;
+}
+
+/** A control plane listening on an ephemeral port, its state in `storage`. */
+export async function sdkPlane(storage: "sqlite" | "postgres"): Promise<SdkPlane> {
+  const { plane, close } = await openPlane({}, storage);
+  await plane.plane.app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = plane.plane.app.server.address() as AddressInfo;
+  return { plane, base: `http://127.0.0.1:${port}`, close };
+}
+
+/** An SDK client at `apiUrl` with the admin key and no retries (a failure shows at once). */
+export function sdkClient(apiUrl: string, extra: Record<string, unknown> = {}): Client {
+  return new Client({ apiUrl, apiKey: ADMIN_KEY, callerOptions: { maxRetries: 0 }, ...extra });
+}
+
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}

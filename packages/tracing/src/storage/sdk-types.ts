@@ -1,0 +1,82 @@
+import type { Dataset, Example, Feedback, FeedbackStats, ModelPrice, RunShare } from "../domain/sdk-types.js";
+
+/** Feedback on runs and projects. */
+export interface FeedbackStore {
+  put(feedback: Feedback): Promise<void>;
+  get(tenantId: string, id: string): Promise<Feedback | undefined>;
+  list(
+    tenantId: string,
+    filter: {
+      runIds?: string[] | undefined;
+      keys?: string[] | undefined;
+      sessionIds?: string[] | undefined;
+      limit: number;
+      offset: number;
+    },
+  ): Promise<Feedback[]>;
+  remove(tenantId: string, id: string): Promise<boolean>;
+  /** Removes feedback on runs that no longer exist (retention); how many went. */
+  removeOrphans(): Promise<number>;
+  /** Stats per run of these runs. */
+  statsOfRuns(tenantId: string, runIds: string[]): Promise<Map<string, FeedbackStats>>;
+  /** Stats of a project: feedback on its runs and on itself. */
+  statsOfProject(tenantId: string, projectId: string): Promise<FeedbackStats>;
+}
+
+/** Datasets and their examples. */
+export interface DatasetStore {
+  create(dataset: Dataset): Promise<Dataset>;
+  get(tenantId: string, id: string): Promise<Dataset | undefined>;
+  list(
+    tenantId: string,
+    filter: {
+      ids?: string[] | undefined;
+      name?: string | undefined;
+      nameContains?: string | undefined;
+      limit: number;
+      offset: number;
+    },
+  ): Promise<Array<Dataset & { example_count: number }>>;
+  update(dataset: Dataset): Promise<void>;
+  /** Removes the dataset and its examples. */
+  remove(tenantId: string, id: string): Promise<boolean>;
+  addExamples(examples: Example[]): Promise<void>;
+  getExample(tenantId: string, id: string): Promise<Example | undefined>;
+  listExamples(
+    tenantId: string,
+    filter: { datasetId?: string | undefined; ids?: string[] | undefined; limit: number; offset: number },
+  ): Promise<Example[]>;
+  updateExample(example: Example): Promise<void>;
+  removeExample(tenantId: string, id: string): Promise<boolean>;
+  exampleCount(tenantId: string, datasetId: string): Promise<number>;
+}
+
+/** A workspace's model prices (the shipped ones are code, not rows). */
+export interface PriceStore {
+  list(tenantId: string): Promise<ModelPrice[]>;
+  put(price: ModelPrice): Promise<void>;
+  remove(tenantId: string, id: string): Promise<boolean>;
+}
+
+/** Public links of runs. */
+export interface ShareStore {
+  /** The run's share (made when missing). */
+  share(share: RunShare): Promise<RunShare>;
+  ofRun(tenantId: string, runId: string): Promise<RunShare | undefined>;
+  byToken(token: string): Promise<RunShare | undefined>;
+  unshare(tenantId: string, runId: string): Promise<boolean>;
+  /** Removes links of runs that no longer exist (retention); how many went. */
+  removeOrphans(): Promise<number>;
+}
+
+/** An LLM run of a trace, as token and cost roll-ups read it. */
+export interface UsageRow {
+  trace_id: string;
+  dotted_order: string | null;
+  model_name: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export type { FeedbackStats };

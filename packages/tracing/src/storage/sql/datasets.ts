@@ -1,0 +1,202 @@
+import type { SqlDialect } from "@berth-platform/server-kit";
+import type { Kysely, Selectable } from "kysely";
+import type { Dataset, Example } from "../../domain/sdk-types.js";
+import type { DatasetStore } from "../sdk-types.js";
+import { parseObject } from "./projects.js";
+import { parseJsonText } from "./run-rows.js";
+import type { TracingDatasetsTable, TracingDb, TracingExamplesTable } from "./schema.js";
+
+const CHUNK = 200;
+
+/** Datasets and examples on Kysely (SQLite or PostgreSQL). */
+export class SqlDatasetStore implements DatasetStore {
+  constructor(
+    private readonly db: Kysely<TracingDb>,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  async create(dataset: Dataset): Promise<Dataset> {
+    await this.db.insertInto("tracing_datasets").values(datasetRow(dataset)).execute();
+    return dataset;
+  }
+
+  async get(tenantId: string, id: string): Promise<Dataset | undefined> {
+    const row = await this.db
+      .selectFrom("tracing_datasets")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row ? datasetOf(row) : undefined;
+  }
+
+  async list(
+    tenantId: string,
+    filter: { ids?: string[]; name?: string; nameContains?: string; limit: number; offset: number },
+  ): Promise<Array<Dataset & { example_count: number }>> {
+    let query = this.db
+      .selectFrom("tracing_datasets as d")
+      .selectAll("d")
+      .select((eb) =>
+        eb
+          .selectFrom("tracing_examples as e")
+          .select(eb.fn.countAll<number>().as("n"))
+          .whereRef("e.dataset_id", "=", "d.id")
+          .as("example_count"),
+      )
+      .where("d.tenant_id", "=", tenantId);
+    if (filter.ids) {
+      if (filter.ids.length === 0) return [];
+      query = query.where("d.id", "in", filter.ids);
+    }
+    if (filter.name !== undefined) query = query.where("d.name", "=", filter.name);
+    if (filter.nameContains) query = query.where(this.dialect.contains("d.name", filter.nameContains, true));
+    const rows = await query.orderBy("d.seq", "desc").limit(filter.limit).offset(filter.offset).execute();
+    return rows.map((row) => ({ ...datasetOf(row), example_count: Number(row.example_count ?? 0) }));
+  }
+
+  async update(dataset: Dataset): Promise<void> {
+    const { tenant_id, id, created_at: _c, ...row } = datasetRow(dataset);
+    await this.db
+      .updateTable("tracing_datasets")
+      .set(row)
+      .where("tenant_id", "=", tenant_id)
+      .where("id", "=", id)
+      .execute();
+  }
+
+  async remove(tenantId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .deleteFrom("tracing_datasets")
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (result.numDeletedRows === 0n) return false;
+      await trx
+        .deleteFrom("tracing_examples")
+        .where("tenant_id", "=", tenantId)
+        .where("dataset_id", "=", id)
+        .execute();
+      return true;
+    });
+  }
+
+  async addExamples(examples: Example[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < examples.length; i += CHUNK) {
+        await trx
+          .insertInto("tracing_examples")
+          .values(examples.slice(i, i + CHUNK).map(exampleRow))
+          .execute();
+      }
+    });
+  }
+
+  async getExample(tenantId: string, id: string): Promise<Example | undefined> {
+    const row = await this.db
+      .selectFrom("tracing_examples")
+      .selectAll()
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row ? exampleOf(row) : undefined;
+  }
+
+  async listExamples(
+    tenantId: string,
+    filter: { datasetId?: string; ids?: string[]; limit: number; offset: number },
+  ): Promise<Example[]> {
+    let query = this.db.selectFrom("tracing_examples").selectAll().where("tenant_id", "=", tenantId);
+    if (filter.datasetId !== undefined) query = query.where("dataset_id", "=", filter.datasetId);
+    if (filter.ids) {
+      if (filter.ids.length === 0) return [];
+      query = query.where("id", "in", filter.ids);
+    }
+    const rows = await query.orderBy("seq").limit(filter.limit).offset(filter.offset).execute();
+    return rows.map(exampleOf);
+  }
+
+  async updateExample(example: Example): Promise<void> {
+    const { tenant_id, id, created_at: _c, ...row } = exampleRow(example);
+    await this.db
+      .updateTable("tracing_examples")
+      .set(row)
+      .where("tenant_id", "=", tenant_id)
+      .where("id", "=", id)
+      .execute();
+  }
+
+  async removeExample(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom("tracing_examples")
+      .where("tenant_id", "=", tenantId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async exampleCount(tenantId: string, datasetId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom("tracing_examples")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("tenant_id", "=", tenantId)
+      .where("dataset_id", "=", datasetId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+}
+
+function datasetRow(d: Dataset) {
+  return {
+    tenant_id: d.tenant_id,
+    id: d.id,
+    name: d.name,
+    description: d.description,
+    data_type: d.data_type,
+    metadata: d.metadata ? JSON.stringify(d.metadata) : null,
+    created_at: d.created_at,
+    modified_at: d.modified_at,
+  };
+}
+
+function datasetOf(row: Selectable<TracingDatasetsTable>): Dataset {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    description: row.description,
+    data_type: row.data_type,
+    metadata: parseObject(row.metadata),
+    created_at: row.created_at,
+    modified_at: row.modified_at,
+  };
+}
+
+function exampleRow(e: Example) {
+  return {
+    tenant_id: e.tenant_id,
+    id: e.id,
+    dataset_id: e.dataset_id,
+    inputs: JSON.stringify(e.inputs ?? {}),
+    outputs: e.outputs === undefined || e.outputs === null ? null : JSON.stringify(e.outputs),
+    metadata: e.metadata ? JSON.stringify(e.metadata) : null,
+    source_run_id: e.source_run_id,
+    created_at: e.created_at,
+    modified_at: e.modified_at,
+  };
+}
+
+function exampleOf(row: Selectable<TracingExamplesTable>): Example {
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    dataset_id: row.dataset_id,
+    inputs: parseJsonText(row.inputs) ?? {},
+    outputs: parseJsonText(row.outputs),
+    metadata: parseObject(row.metadata),
+    source_run_id: row.source_run_id,
+    created_at: row.created_at,
+    modified_at: row.modified_at,
+  };
+}
