@@ -2,7 +2,9 @@
 // on one connection pair, a writer appending every few ms on another, Redis killed mid-stream and
 // started again. The subscriber must receive every event once, in order. Before the fix, a catch-up
 // read ran as soon as ioredis said "ready", before Redis confirmed the re-subscription, and events
-// appended in that window were lost (test/e2e/agent-server-scaled's Redis outage test, 1 run in 3).
+// appended in that window were lost (test/e2e/agent-server-scaled's Redis outage test, 1 run in 3);
+// appends re-sent after NOSCRIPT could overtake older ones; and what the old Redis had stored was
+// gone from the log.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import pino from "pino";
@@ -94,6 +96,20 @@ if (!REDIS_SERVER_PRESENT) {
           received,
           Array.from({ length: n }, (_, i) => i),
           "each once, in order",
+        );
+        // A client joining now from the start reads the whole log: what was stored before the
+        // restart was written back under its ids (the restarted Redis came back empty).
+        const replayed: number[] = [];
+        await new Promise<void>((resolve) => {
+          reader.instance.subscribe(runId, { lastEventId: "-1" }, (message) => {
+            if (message.kind === "end") resolve();
+            else replayed.push((message.event.data as { n: number }).n);
+          });
+        });
+        assert.deepEqual(
+          replayed,
+          Array.from({ length: n }, (_, i) => i),
+          "the log holds every event",
         );
       } finally {
         await Promise.all([writer.close(), reader.close()]);

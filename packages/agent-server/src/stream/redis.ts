@@ -97,16 +97,17 @@ export class RedisStreamBroker implements StreamBroker {
   }
 
   publish(runId: string, event: string, data: unknown): void {
-    this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs);
+    this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs, false);
   }
 
   end(runId: string): void {
-    this.append(runId, JSON.stringify({ event: END, data: null }), this.options.ttlMs);
+    this.append(runId, JSON.stringify({ event: END, data: null }), this.options.ttlMs, true);
   }
 
-  private append(runId: string, payload: string, ttlMs: number): void {
+  private append(runId: string, payload: string, ttlMs: number, last: boolean): void {
     // Commands queue while Redis is down and go out in order when it is back.
-    this.appender.append([2, this.key(runId), this.channel(runId), this.options.maxEvents, payload, ttlMs]);
+    const args = [2, this.key(runId), this.channel(runId), this.options.maxEvents, payload, ttlMs] as const;
+    this.appender.append(args, last);
   }
 
   subscribe(
