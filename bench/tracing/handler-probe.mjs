@@ -1,10 +1,12 @@
-// Probe for docs/decisions.md ("Tracing from the agent server's side", issue 30): the CPU the
-// example graph adds per run with (a) the SDK's callback tracer (LANGSMITH_TRACING=true, what a
-// deployed agent does today) and (b) a lean callback handler that records the same runs (ids,
-// parents, dotted order, inputs, outputs, serialized, events, metadata, runtime) and posts one
-// multipart body per trace, against (c) no tracing. One process, the three interleaved
-// (c a b b a c …), CPU from process.cpuUsage(). A do-nothing HTTP sink in its own process takes
-// the uploads. Usage: node bench/tracing/handler-probe.mjs [runs per phase] [rounds]
+// Probe for docs/decisions.md ("Cheap tracing", issue 30 item 4): the CPU the example graph adds
+// per run with (a) the SDK's callback tracer (LANGSMITH_TRACING=true, what a deployed agent does
+// today), (b) a prototype of a lean callback handler that records the same runs (ids, parents,
+// dotted order, inputs, outputs, serialized, events, metadata, runtime) and posts one multipart
+// body per trace, and (d) a no-op handler (the callback dispatch any handler pays), against
+// (c) no tracing. One process, the four interleaved (c a b d, d b a c, …), CPU from
+// process.cpuUsage(). A do-nothing HTTP sink in its own process takes the uploads. A measurement,
+// not the design: it is not wired into the agent server.
+// Usage: node bench/tracing/handler-probe.mjs [runs per phase] [rounds]
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
