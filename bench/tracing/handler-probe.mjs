@@ -29,6 +29,7 @@ if (process.argv[2] === "--sink") {
     });
   });
   server.listen(0, "127.0.0.1", () => process.send?.(server.address().port));
+  process.on("disconnect", () => process.exit(0)); // the probe has ended, however it ended
 } else {
   const RUNS = Number(process.argv[2] ?? 100);
   const ROUNDS = Number(process.argv[3] ?? 3);
