@@ -23,8 +23,14 @@ const SETTLE_MS = 1_000;
 /** Clock ticks per second of /proc's CPU times. */
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 const CONCURRENCY = 8;
-const TARGET_RUNS_PER_S = 2_000;
+/** Issue 30's targets: ingest rate, traced CPU per run against untraced, trace visible after the run. */
+const TARGET_RUNS_PER_S = 10_000;
+const TARGET_CPU_RATIO = 1.3;
+const TARGET_VISIBLE_MS = 1_000;
+/** The p50 latency target of issue 17 (shown, the CPU ratio is the steadier figure). */
 const TARGET_OVERHEAD = 0.1;
+const VISIBILITY_RUNS = quick ? 10 : 30;
+const VISIBILITY_POLL_MS = 20;
 const KEY = "trace-bench-key-0123456789abcdef";
 const BOUNDARY = "benchBoundary";
 
@@ -79,7 +85,7 @@ async function traceCounters(url: string): Promise<Record<string, number>> {
   return out;
 }
 
-async function ingestPhase(url: string): Promise<void> {
+async function ingestPhase(url: string): Promise<number> {
   log(
     `… ingest: ${CONNECTIONS} connections × ${RUNS_PER_REQUEST} runs a multipart request, ${INGEST_SECONDS} s`,
   );
@@ -116,9 +122,15 @@ async function ingestPhase(url: string): Promise<void> {
   log(
     `target: ingest ≥ ${TARGET_RUNS_PER_S} runs/s written — ${perSecond >= TARGET_RUNS_PER_S ? "PASS" : "MISS"} (${perSecond.toFixed(0)})`,
   );
+  return perSecond;
 }
 
 async function agentRun(url: string): Promise<number> {
+  return (await agentRunWithId(url)).ms;
+}
+
+/** One `POST /runs/wait`: its latency and the agent run's id (from `Content-Location`). */
+async function agentRunWithId(url: string): Promise<{ ms: number; runId: string }> {
   const t0 = performance.now();
   const res = await fetch(`${url}/runs/wait`, {
     method: "POST",
@@ -131,7 +143,10 @@ async function agentRun(url: string): Promise<number> {
   const body = await res.text();
   if (res.status !== 200 || !body.includes("42"))
     throw new Error(`run failed: ${res.status} ${body.slice(0, 300)}`);
-  return performance.now() - t0;
+  const ms = performance.now() - t0;
+  const runId = /\/runs\/([0-9a-f-]{36})/.exec(res.headers.get("content-location") ?? "")?.[1];
+  if (!runId) throw new Error("the run's answer has no Content-Location naming its run");
+  return { ms, runId };
 }
 
 function percentile(values: number[], p: number): number {
@@ -205,7 +220,7 @@ type Mode = "off" | "on";
  * machine's load hits both alike; the verdict compares the pooled p50s, and each round's own
  * on/off ratio shows how far the noise reaches.
  */
-async function overheadPhase(planeUrl: string, modelLatencyMs: number): Promise<void> {
+async function overheadPhase(planeUrl: string, modelLatencyMs: number): Promise<number> {
   const model =
     modelLatencyMs > 0 ? `scripted model answering in ${modelLatencyMs} ms` : "offline model, instant";
   log(
@@ -213,18 +228,7 @@ async function overheadPhase(planeUrl: string, modelLatencyMs: number): Promise<
   );
   const modelEnv: Record<string, string> =
     modelLatencyMs > 0 ? { BERTH_EXAMPLE_MODEL_LATENCY_MS: String(modelLatencyMs) } : {};
-  // Exactly what the runtime gives a deployed agent that traces to Berth.
-  const tracingEnv = {
-    ...tracingEnvironment(
-      {
-        agentUrl: "http://127.0.0.1/agents/bench",
-        tracing: { endpoint: `${planeUrl}/langsmith-api`, apiKey: KEY },
-      },
-      {},
-    ),
-    LANGSMITH_PROJECT: "agent-bench",
-    ...modelEnv,
-  };
+  const tracingEnv = { ...agentTracingEnv(planeUrl), ...modelEnv };
   const results: Record<Mode, PhaseResult[]> = { off: [], on: [] };
   for (let round = 0; round < ROUNDS; round += 1) {
     const order: Mode[] = round % 2 === 0 ? ["off", "on"] : ["on", "off"];
@@ -261,10 +265,82 @@ async function overheadPhase(planeUrl: string, modelLatencyMs: number): Promise<
     return offRound ? median(r.latencies) / median(offRound.latencies) - 1 : Number.NaN;
   });
   log(`  p50 overhead per round: ${ratios.map((r) => `${(100 * r).toFixed(0)} %`).join(", ")}`);
+  const cpuRatios = results.on.map((r, i) => {
+    const offRound = results.off[i];
+    return offRound ? r.cpuPerRun / offRound.cpuPerRun : Number.NaN;
+  });
+  log(`  CPU per run on/off per round: ${cpuRatios.map((r) => `${r.toFixed(2)}×`).join(", ")}`);
   const overhead = on.p50 / off.p50 - 1;
   log(
-    `target (${model}): p50 with tracing ≤ ${(100 * TARGET_OVERHEAD).toFixed(0)} % slower — ${overhead <= TARGET_OVERHEAD ? "PASS" : "MISS"} (${(100 * overhead).toFixed(1)} %; CPU/run +${(100 * (on.cpu / off.cpu - 1)).toFixed(0)} %; runs/s ${(100 * (on.perSecond / off.perSecond - 1)).toFixed(1)} %)`,
+    `p50 (${model}): with tracing ≤ ${(100 * TARGET_OVERHEAD).toFixed(0)} % slower — ${overhead <= TARGET_OVERHEAD ? "PASS" : "MISS"} (${(100 * overhead).toFixed(1)} %; runs/s ${(100 * (on.perSecond / off.perSecond - 1)).toFixed(1)} %)`,
   );
+  const cpuRatio = on.cpu / off.cpu;
+  log(
+    `target (${model}): traced CPU per run ≤ ${TARGET_CPU_RATIO}× untraced — ${cpuRatio <= TARGET_CPU_RATIO ? "PASS" : "MISS"} (${cpuRatio.toFixed(2)}×: ${on.cpu.toFixed(1)} / ${off.cpu.toFixed(1)} ms)`,
+  );
+  return cpuRatio;
+}
+
+/** Exactly what the runtime gives a deployed agent that traces to Berth. */
+function agentTracingEnv(planeUrl: string): Record<string, string> {
+  return {
+    ...tracingEnvironment(
+      {
+        agentUrl: "http://127.0.0.1/agents/bench",
+        tracing: { endpoint: `${planeUrl}/langsmith-api`, apiKey: KEY },
+      },
+      {},
+    ),
+    LANGSMITH_PROJECT: "agent-bench",
+  };
+}
+
+/** Whether the trace of agent run `runId` is readable with its root run finished. */
+async function traceVisible(planeUrl: string, runId: string): Promise<boolean> {
+  const res = await fetch(`${planeUrl}/langsmith-api/runs/query`, {
+    method: "POST",
+    headers: { "x-api-key": KEY, "content-type": "application/json" },
+    body: JSON.stringify({
+      is_root: true,
+      limit: 1,
+      filter: `and(eq(metadata_key, "run_id"), eq(metadata_value, "${runId}"))`,
+    }),
+  });
+  if (res.status !== 200) throw new Error(`runs/query answered ${res.status}: ${await res.text()}`);
+  const { runs } = (await res.json()) as { runs: Array<{ end_time: string | null }> };
+  return runs.some((run) => run.end_time !== null && run.end_time !== undefined);
+}
+
+/**
+ * Trace visibility: sequential traced runs (offline model), each followed by polling the LangSmith
+ * read API every VISIBILITY_POLL_MS until its root run is there and finished; the delay counts from
+ * the run's answer (the run has ended) to the first read that shows it.
+ */
+async function visibilityPhase(planeUrl: string): Promise<number[]> {
+  log(`… trace visibility: ${VISIBILITY_RUNS} traced runs, polling every ${VISIBILITY_POLL_MS} ms`);
+  const agent = await startAgentServer(agentTracingEnv(planeUrl));
+  try {
+    for (let i = 0; i < 3; i += 1) await agentRun(agent.url); // warm-up
+    await sleep(SETTLE_MS);
+    const delays: number[] = [];
+    for (let i = 0; i < VISIBILITY_RUNS; i += 1) {
+      const { runId } = await agentRunWithId(agent.url);
+      const ended = performance.now();
+      while (!(await traceVisible(planeUrl, runId))) {
+        if (performance.now() - ended > 30_000) throw new Error(`the trace of run ${runId} never arrived`);
+        await sleep(VISIBILITY_POLL_MS);
+      }
+      delays.push(performance.now() - ended);
+    }
+    const p50 = median(delays);
+    const max = Math.max(...delays);
+    log(
+      `target: trace visible ≤ ${TARGET_VISIBLE_MS} ms after the run ends — ${max <= TARGET_VISIBLE_MS ? "PASS" : "MISS"} (p50 ${p50.toFixed(0)} ms, max ${max.toFixed(0)} ms)`,
+    );
+    return delays;
+  } finally {
+    await agent.stop();
+  }
 }
 
 async function main(): Promise<void> {
@@ -276,11 +352,20 @@ async function main(): Promise<void> {
   );
   const plane = await startControlPlane(KEY);
   try {
-    await ingestPhase(plane.url);
+    const ingest = await ingestPhase(plane.url);
     // The offline model answers at once, so a run is all CPU and the tracer's CPU is all added
     // latency; a hosted model's round trip leaves the tracer idle time to run in. Both are shown.
-    await overheadPhase(plane.url, 0);
-    await overheadPhase(plane.url, MODEL_LATENCY_MS);
+    const instantRatio = await overheadPhase(plane.url, 0);
+    const slowRatio = await overheadPhase(plane.url, MODEL_LATENCY_MS);
+    const delays = await visibilityPhase(plane.url);
+    log("summary:");
+    log(`  ingest                      ${ingest.toFixed(0)} runs/s (target ≥ ${TARGET_RUNS_PER_S})`);
+    log(
+      `  traced / untraced CPU/run   ${instantRatio.toFixed(2)}× instant model, ${slowRatio.toFixed(2)}× ${MODEL_LATENCY_MS} ms model (target ≤ ${TARGET_CPU_RATIO}×)`,
+    );
+    log(
+      `  trace visible after the run p50 ${median(delays).toFixed(0)} ms, max ${Math.max(...delays).toFixed(0)} ms (target ≤ ${TARGET_VISIBLE_MS} ms)`,
+    );
     const traces = await fetch(`${plane.url}/langsmith-api/sessions?name=agent-bench`, {
       headers: { "x-api-key": KEY },
     });
