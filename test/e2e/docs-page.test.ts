@@ -112,20 +112,19 @@ describe("/docs in Chromium over plain http on a non-loopback address", { skip, 
     const tags = new Set<string>();
     let bottom = false;
     for (let step = 0; step < 1_000 && !bottom; step++) {
-      const seen = await page.evaluate(async () => {
+      // Page code as a string: the tests are type-checked without the DOM library.
+      const seen = (await page.evaluate(`(async () => {
         await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
         const ops = [...document.querySelectorAll(".opblock")].map((op) => {
           const method = op.querySelector(".opblock-summary-method")?.textContent?.toLowerCase();
           const path = op.querySelector(".opblock-summary-path")?.getAttribute("data-path");
-          return `${method} ${path}`;
+          return method + " " + path;
         });
-        const tags = [...document.querySelectorAll(".opblock-tag")].map(
-          (t) => t.getAttribute("data-tag") ?? "",
-        );
+        const tags = [...document.querySelectorAll(".opblock-tag")].map((t) => t.getAttribute("data-tag") ?? "");
         const atBottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
         window.scrollBy(0, window.innerHeight / 2);
         return { ops, tags, atBottom };
-      });
+      })()`)) as { ops: string[]; tags: string[]; atBottom: boolean };
       for (const op of seen.ops) shown.add(op);
       for (const tag of seen.tags) tags.add(tag);
       bottom = seen.atBottom;
