@@ -47,9 +47,13 @@ function agentTag(path: string): string {
   return `Agent: ${["ok", "info", "metrics"].includes(first) ? "system" : first}`;
 }
 
-/** `/langsmith-api/runs/batch` → "Tracing: runs". */
+/**
+ * `/langsmith-api/runs/batch` → "Tracing: runs"; the version and platform segments are skipped
+ * (`/api/v2/runs/query` and `/v1/platform/datasets/{id}/examples` are runs and datasets).
+ */
 function tracingTag(path: string): string {
-  const first = path.slice(LANGSMITH_PREFIX.length).split("/")[1] ?? "";
+  const segments = path.slice(LANGSMITH_PREFIX.length).split("/").filter(Boolean);
+  const first = segments.find((s) => !["api", "v1", "v2", "platform"].includes(s)) ?? "";
   return `Tracing: ${first || "info"}`;
 }
 
