@@ -10,7 +10,16 @@ import { after, describe, it } from "node:test";
 import { makeTempDir, repoRoot, spawnBerth } from "@berth-platform/testkit";
 
 /** The CLI and every package it needs, in the order the README packs them. */
-const PACKAGES = ["server-kit", "schemas", "agent-server", "dashboard", "tracing", "control-plane", "listener", "cli"];
+const PACKAGES = [
+  "server-kit",
+  "schemas",
+  "agent-server",
+  "dashboard",
+  "tracing",
+  "control-plane",
+  "listener",
+  "cli",
+];
 
 /**
  * better-sqlite3's install script takes a prebuilt binary when it finds one and compiles for
