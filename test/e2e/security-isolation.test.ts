@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { packDirectory, repoRoot } from "@berth-platform/testkit";
+import { closedAncestor, packDirectory, repoRoot, spawnBerth } from "@berth-platform/testkit";
 import Database from "better-sqlite3";
 import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 
@@ -302,5 +302,46 @@ function isolationSuite(mode: "sandbox" | "users-only"): void {
   });
 }
 
+/**
+ * Without the sandbox, workspace users run Berth's own agent server program from the checkout; when
+ * an ancestor of the checkout is closed to them (root's 0700 home), they cannot. Then
+ * BERTH_WORKSPACE_USERS=on refuses to start, naming the directory, and "auto" says loudly that
+ * graphs run as the control plane's user: isolation is never silently weaker than asked.
+ */
+function closedCheckoutSuite(closed: string): void {
+  describe("local runtime: workspace users with the checkout closed to them", () => {
+    it("BERTH_WORKSPACE_USERS=on refuses to start and names the closed directory; auto warns", async (t) => {
+      t.diagnostic(`${closed} is closed to other users: the users-only isolation suite cannot run here`);
+      const plane = new ControlPlaneUnderTest("isolation-closed-key-0123456789", ["--no-example"], {
+        BERTH_SANDBOX: "off",
+        BERTH_WORKSPACE_USERS: "on",
+      });
+      try {
+        fs.chmodSync(plane.temp.dir, 0o711);
+        await assert.rejects(plane.start(), (error: Error) => {
+          assert.match(error.message, /BERTH_WORKSPACE_USERS=on but workspace users cannot reach/);
+          assert.ok(error.message.includes(closed), error.message);
+          return true;
+        });
+        const auto = await spawnBerth(
+          ["up", "--port", "0", "--data-dir", plane.dataDir, "--api-key", plane.key, "--no-example"],
+          { env: { BERTH_SANDBOX: "off" } },
+        );
+        try {
+          const ok = await fetch(`${auto.url}/ok`);
+          assert.equal(ok.status, 200);
+          assert.match(auto.output(), /run as the control plane's user/);
+        } finally {
+          await auto.stop();
+        }
+      } finally {
+        plane.cleanup();
+      }
+    });
+  });
+}
+
+const closedCheckout = isRoot ? closedAncestor(repoRoot) : null;
 if (fs.existsSync("/usr/bin/bwrap") || isRoot) isolationSuite("sandbox");
-if (isRoot) isolationSuite("users-only");
+if (isRoot && closedCheckout === null) isolationSuite("users-only");
+if (isRoot && closedCheckout !== null) closedCheckoutSuite(closedCheckout);
