@@ -1,12 +1,4 @@
 export { malformedBody, mutate, ODD_VALUES, pick, prng, type RouteInfo, routesOf } from "./fuzz.js";
-export { imageBehaviour } from "./kube/controller.js";
-export {
-  type KubeSimulator,
-  type KubeSimulatorOptions,
-  type SimRequest,
-  startKubeSimulator,
-} from "./kube/server.js";
-export type { KubeJson } from "./kube/store.js";
 export { type KubeBinaries, kubeBinaries } from "./kube-cluster/binaries.js";
 export {
   isSkip,

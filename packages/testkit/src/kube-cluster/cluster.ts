@@ -35,6 +35,11 @@ export interface KubeClusterOptions {
   podSecurity?: "privileged" | "baseline" | "restricted";
   /** Nodes kwok runs (default 1). */
   nodes?: number;
+  /**
+   * What every container "printed": kwok serves it for `kubectl logs` (current and `--previous`),
+   * as a kubelet would serve a real container's output. No container runs here.
+   */
+  containerLog?: string;
   /** Kept after stop (for looking at the components' logs); default: removed. */
   keepDir?: boolean;
 }
@@ -71,6 +76,27 @@ export interface KubeCluster {
 }
 
 const KWOK_STAGES = path.join(repoRoot, "packages/testkit/kube/kwok-stages.yaml");
+const CONTAINER_LOG = "kwok: no container runs in this test cluster\n";
+
+/** kwok's ClusterLogs for every pod: `text` as each container's current and previous output. */
+function containerLogsConfig(dir: string, text: string): string {
+  const logFile = path.join(dir, "container.log");
+  // The CRI log format a kubelet reads: `<time> <stream> F <line>` (F: a full line).
+  const at = new Date().toISOString();
+  const lines = text.split("\n").filter((line, i, all) => line !== "" || i < all.length - 1);
+  fs.writeFileSync(logFile, lines.map((line) => `${at} stderr F ${line}\n`).join(""));
+  const config = path.join(dir, "kwok-logs.yaml");
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      apiVersion: "kwok.x-k8s.io/v1alpha1",
+      kind: "ClusterLogs",
+      metadata: { name: "container-logs" },
+      spec: { logs: [{ containers: [], logsFile: logFile, previousLogsFile: logFile }] },
+    }),
+  );
+  return config;
+}
 const SERVICE_CIDR = "10.96.0.0/16";
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -188,7 +214,12 @@ export async function startKubeCluster(
   try {
     const creds = await makeCredentials(dir);
     const ca = fs.readFileSync(creds.caCert);
-    const [etcdClient, etcdPeer, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const [etcdClient, etcdPeer, apiPort, kubeletPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const etcdUrl = `http://127.0.0.1:${etcdClient}`;
     const peerUrl = `http://127.0.0.1:${etcdPeer}`;
     start("etcd", [
@@ -223,6 +254,8 @@ export async function startKubeCluster(
       `--service-cluster-ip-range=${SERVICE_CIDR}`,
       // The `kubernetes` Service's endpoints would name a loopback address, which is refused.
       "--endpoint-reconciler-type=none",
+      // Logs are fetched from the node's kubelet endpoint: kwok's server on 127.0.0.1.
+      "--kubelet-preferred-address-types=InternalIP",
       "--profiling=false",
       "--v=1",
     ]);
@@ -262,12 +295,18 @@ export async function startKubeCluster(
         path.join(volumeStages, `${s}.yaml`),
       ),
     ];
+    const containerLogs = containerLogsConfig(dir, options.containerLog ?? CONTAINER_LOG);
     start("kwok", [
       `--kubeconfig=${kubeconfig}`,
-      ...kwokStages.map((file) => `--config=${file}`),
+      ...[...kwokStages, containerLogs].map((file) => `--config=${file}`),
       "--manage-all-nodes=true",
       "--cidr=10.244.0.0/16",
-      "--node-ip=10.10.0.1",
+      // kwok plays the kubelet's server too (the API server proxies `kubectl logs` to it).
+      "--node-ip=127.0.0.1",
+      `--node-port=${kubeletPort}`,
+      `--server-address=127.0.0.1:${kubeletPort}`,
+      `--tls-cert-file=${creds.serverCert}`,
+      `--tls-private-key-file=${creds.serverKey}`,
     ]);
 
     const kubectl: KubeCluster["kubectl"] = async (args, opts = {}) => {
