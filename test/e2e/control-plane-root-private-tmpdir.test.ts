@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closedAncestor, makeTempDir, repoRoot } from "@berth-platform/testkit";
+import { closedAncestor } from "@berth-platform/control-plane";
+import { makeTempDir, repoRoot } from "@berth-platform/testkit";
 import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 
 const KEY = "e2e-root-private-tmpdir-key-0123456789";

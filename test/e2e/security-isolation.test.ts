@@ -6,7 +6,8 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { closedAncestor, packDirectory, repoRoot, spawnBerth } from "@berth-platform/testkit";
+import { closedAncestor } from "@berth-platform/control-plane";
+import { packDirectory, repoRoot, spawnBerth } from "@berth-platform/testkit";
 import Database from "better-sqlite3";
 import { ControlPlaneUnderTest } from "./control-plane-helpers.js";
 

@@ -7,6 +7,7 @@ export {
 export { isSettledStatus } from "./domain/revision-status.js";
 export type { OpenApiDocument } from "./http/api-documents.js";
 export { tracingEnvironment } from "./runtime/local/environment.js";
+export { closedAncestor } from "./runtime/local/isolation-setup.js";
 export {
   type ControlPlane,
   createControlPlane,

@@ -94,8 +94,11 @@ function sandboxWorks(bwrap: string): boolean {
   return result.status === 0;
 }
 
-/** The first directory above `file` others cannot traverse, or null. */
-function closedAncestor(file: string): string | null {
+/**
+ * The first directory above `file` others cannot traverse (no o+x), or null. Exported for the tests
+ * of isolation, whose suites depend on whether the checkout is reachable by workspace users.
+ */
+export function closedAncestor(file: string): string | null {
   for (let current = path.dirname(file); current !== path.dirname(current); current = path.dirname(current)) {
     try {
       if ((fs.statSync(current).mode & 0o001) === 0) return current;
