@@ -23,6 +23,18 @@ export interface FeedbackStore {
   statsOfProject(tenantId: string, projectId: string): Promise<FeedbackStats>;
 }
 
+/** Which examples a list answers. */
+export interface ExampleFilter {
+  datasetId?: string | undefined;
+  ids?: string[] | undefined;
+  /** Examples in any of these splits (`metadata.dataset_split`). */
+  splits?: string[] | undefined;
+  /** Examples whose metadata contains this (JSON containment). */
+  metadata?: Record<string, unknown> | undefined;
+  limit: number;
+  offset: number;
+}
+
 /** Datasets and their examples. */
 export interface DatasetStore {
   create(dataset: Dataset): Promise<Dataset>;
@@ -33,6 +45,8 @@ export interface DatasetStore {
       ids?: string[] | undefined;
       name?: string | undefined;
       nameContains?: string | undefined;
+      /** Datasets whose metadata contains this (JSON containment). */
+      metadata?: Record<string, unknown> | undefined;
       limit: number;
       offset: number;
     },
@@ -42,11 +56,13 @@ export interface DatasetStore {
   remove(tenantId: string, id: string): Promise<boolean>;
   addExamples(examples: Example[]): Promise<void>;
   getExample(tenantId: string, id: string): Promise<Example | undefined>;
-  listExamples(
-    tenantId: string,
-    filter: { datasetId?: string | undefined; ids?: string[] | undefined; limit: number; offset: number },
-  ): Promise<Example[]>;
-  updateExample(example: Example): Promise<void>;
+  listExamples(tenantId: string, filter: ExampleFilter): Promise<Example[]>;
+  /** The examples of these ids (any order; missing ones left out). */
+  getExamples(tenantId: string, ids: string[]): Promise<Example[]>;
+  /** Rewrites these examples (inputs, outputs, metadata, modified_at) together. */
+  updateExamples(examples: Example[]): Promise<void>;
+  /** The metadata of every example of the dataset (to gather its splits). */
+  exampleMetadata(tenantId: string, datasetId: string): Promise<Array<Record<string, unknown> | null>>;
   removeExample(tenantId: string, id: string): Promise<boolean>;
   exampleCount(tenantId: string, datasetId: string): Promise<number>;
 }

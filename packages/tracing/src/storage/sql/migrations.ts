@@ -167,6 +167,28 @@ export const tracingMigrations = (d: SqlDialect): Record<string, Migration> => (
         .execute();
     },
   },
+  "0041_tracing_example_splits": {
+    // Dataset splits (issue 30): LangSmith keeps an example's splits in `metadata.dataset_split`,
+    // ["base"] when none was given; examples stored before get the base split, so split filters
+    // and split lists read one form. Rewritten in code (JSON text on both databases), in pages.
+    async up(db: Kysely<unknown>) {
+      let after = -1;
+      for (;;) {
+        const { rows } = await sql<{ seq: number | string; metadata: string | null }>`
+          select seq, metadata from tracing_examples where seq > ${after} order by seq limit 500`.execute(db);
+        const last = rows.at(-1);
+        if (!last) return;
+        after = Number(last.seq);
+        for (const row of rows) {
+          const metadata = row.metadata ? (JSON.parse(row.metadata) as unknown) : {};
+          if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) continue;
+          if ("dataset_split" in metadata) continue;
+          const next = JSON.stringify({ ...metadata, dataset_split: ["base"] });
+          await sql`update tracing_examples set metadata = ${next} where seq = ${row.seq}`.execute(db);
+        }
+      }
+    },
+  },
 });
 
 /** The standalone server's migrations: the projects table, then the tracing tables. */
