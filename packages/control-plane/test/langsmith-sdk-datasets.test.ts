@@ -1,0 +1,381 @@
+// Editing evaluation datasets through the `langsmith` SDK (issue 30, item 2 follow-up):
+// updateDataset, updateExample(s), splits, metadata filters; isolation and bad input; on SQLite
+// and PostgreSQL.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import type { Client } from "langsmith";
+import { ADMIN_KEY } from "./helpers.js";
+import { collect, type SdkPlane, STORAGES, sdkClient, sdkPlane } from "./sdk-plane.js";
+
+/** The SDK's error for an HTTP `code` answer. */
+const status =
+  (code: number) =>
+  (e: Error & { status?: number }): boolean =>
+    e.status === code;
+
+for (const storage of STORAGES) {
+  describe(`SDK dataset editing (${storage})`, () => {
+    let sp: SdkPlane;
+    let ls: Client;
+    /** A raw call to the API with the admin key (what the SDK does not expose). */
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${sp.base}${path}`, {
+        method,
+        headers: { "x-api-key": ADMIN_KEY, "content-type": "application/json" },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+
+    before(async () => {
+      sp = await sdkPlane(storage);
+      ls = sdkClient(sp.base);
+    });
+    after(async () => sp.close());
+
+    it("updateDataset renames, redescribes and sets metadata; answers the dataset; names stay unique", async () => {
+      const name = `edit-${randomUUID().slice(0, 8)}`;
+      const dataset = await ls.createDataset(name, { description: "first" });
+      await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] });
+      const renamed = await ls.updateDataset({
+        datasetId: dataset.id,
+        name: `${name}-2`,
+        description: "second",
+      });
+      assert.equal(renamed.id, dataset.id);
+      assert.equal(renamed.name, `${name}-2`);
+      assert.equal(renamed.description, "second");
+      assert.equal(renamed.example_count, 1);
+      assert.ok(renamed.modified_at > dataset.modified_at, `${renamed.modified_at} > ${dataset.modified_at}`);
+      const byName = await ls.readDataset({ datasetName: `${name}-2` });
+      assert.equal(byName.id, dataset.id);
+      assert.equal(byName.description, "second");
+      // By name, and the metadata LangSmith's DatasetUpdate carries.
+      const tagged = await ls.updateDataset({
+        datasetName: `${name}-2`,
+        metadata: { owner: "evals", tier: 2 },
+      } as never);
+      assert.deepEqual((tagged as { metadata?: unknown }).metadata, { owner: "evals", tier: 2 });
+      assert.equal(tagged.description, "second");
+      const found = await collect(ls.listDatasets({ metadata: { owner: "evals" } }));
+      assert.deepEqual(
+        found.map((d) => d.id),
+        [dataset.id],
+      );
+      assert.equal((await collect(ls.listDatasets({ metadata: { owner: "other" } }))).length, 0);
+      const other = await ls.createDataset(`${name}-other`);
+      await assert.rejects(ls.updateDataset({ datasetId: other.id, name: `${name}-2` }), status(409));
+      await assert.rejects(ls.updateDataset({ datasetId: other.id, name: "" }), status(422));
+      await assert.rejects(ls.updateDataset({ datasetId: randomUUID(), name: "x" }), status(404));
+      const badSchema = await call("PATCH", `/datasets/${dataset.id}`, {
+        inputs_schema_definition: { type: "object" },
+      });
+      assert.equal(badSchema.status, 422);
+      assert.ok(Array.isArray(((await badSchema.json()) as { detail: unknown }).detail));
+    });
+
+    it("updateExample / updateExamples change inputs, outputs, metadata and split; modified_at moves", async () => {
+      const dataset = await ls.createDataset(`upd-${randomUUID().slice(0, 8)}`);
+      const [a, b, c] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "a" }, { q: "b" }, { q: "c" }],
+        outputs: [{ answer: "A" }, { answer: "B" }, { answer: "C" }],
+        metadata: [{ source: "seed" }, { source: "seed" }, { source: "seed" }],
+      });
+      assert.ok(a && b && c);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const response = (await ls.updateExample({
+        id: a.id,
+        inputs: { q: "a2" },
+        outputs: { answer: "A2" },
+        metadata: { source: "edited" },
+        split: "test",
+      })) as { count: number; example_ids: string[] };
+      assert.deepEqual(response, { example_ids: [a.id], count: 1 });
+      const a2 = await ls.readExample(a.id);
+      assert.deepEqual(a2.inputs, { q: "a2" });
+      assert.deepEqual(a2.outputs, { answer: "A2" });
+      assert.deepEqual(a2.metadata, { source: "edited", dataset_split: ["test"] });
+      assert.ok((a2.modified_at ?? "") > (a.modified_at ?? ""), `${a2.modified_at} > ${a.modified_at}`);
+      assert.equal(a2.created_at, a.created_at);
+      // The deprecated (id, update) form; what is not sent stays (here the split and outputs).
+      await ls.updateExample(a.id, { inputs: { q: "a3" } });
+      const a3 = await ls.readExample(a.id);
+      assert.deepEqual(a3.inputs, { q: "a3" });
+      assert.deepEqual(a3.outputs, { answer: "A2" });
+      assert.deepEqual(a3.metadata, { source: "edited", dataset_split: ["test"] });
+      // Several at once, the dataset named in the update.
+      await ls.updateExamples([
+        { id: b.id, dataset_id: dataset.id, metadata: { source: "bulk" } },
+        { id: c.id, dataset_id: dataset.id, split: ["train", "test"] },
+      ]);
+      const [b2, c2] = await Promise.all([ls.readExample(b.id), ls.readExample(c.id)]);
+      assert.deepEqual(b2.metadata, { source: "bulk", dataset_split: ["base"] });
+      assert.deepEqual(c2.metadata, { source: "seed", dataset_split: ["train", "test"] });
+      assert.deepEqual(c2.inputs, { q: "c" });
+
+      // Through an endpoint ending in /api/v1 the SDK uses /platform/… without /v1.
+      const v1 = sdkClient(`${sp.base}/api/v1`);
+      await v1.updateExample({ id: b.id, dataset_id: dataset.id, outputs: { answer: "B!" } });
+      assert.deepEqual((await ls.readExample(b.id)).outputs, { answer: "B!" });
+    });
+
+    it("example updates: another dataset's example or a missing one is a 404 and nothing changes; attachments and bad parts are 400", async () => {
+      const dataset = await ls.createDataset(`upd-bad-${randomUUID().slice(0, 8)}`);
+      const elsewhere = await ls.createDataset(`upd-else-${randomUUID().slice(0, 8)}`);
+      const [mine] = await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: "mine" }] });
+      const [theirs] = await ls.createExamples({ datasetId: elsewhere.id, inputs: [{ q: "theirs" }] });
+      assert.ok(mine && theirs);
+      await assert.rejects(
+        ls.updateExamples([
+          { id: mine.id, dataset_id: dataset.id, inputs: { q: "changed" } },
+          { id: theirs.id, dataset_id: dataset.id, inputs: { q: "moved?" } },
+        ]),
+        status(404),
+      );
+      assert.deepEqual((await ls.readExample(mine.id)).inputs, { q: "mine" });
+      assert.deepEqual((await ls.readExample(theirs.id)).inputs, { q: "theirs" });
+      await assert.rejects(
+        ls.updateExample({ id: randomUUID(), dataset_id: dataset.id, inputs: { q: 1 } }),
+        status(404),
+      );
+      await assert.rejects(
+        ls.updateExample({ id: mine.id, dataset_id: randomUUID(), inputs: { q: 1 } }),
+        status(404),
+      );
+      await assert.rejects(
+        ls.updateExample({
+          id: mine.id,
+          dataset_id: dataset.id,
+          attachments: { file: ["text/plain", new TextEncoder().encode("hi")] },
+        } as never),
+        (e: Error & { status?: number }) =>
+          e.status === 400 && e.message.includes("attachments are not stored"),
+      );
+      // Bad parts the SDK would not send: inputs not an object, an empty split name, not multipart.
+      const form = (parts: Record<string, unknown>) => {
+        const data = new FormData();
+        for (const [name, value] of Object.entries(parts)) {
+          data.append(name, new Blob([JSON.stringify(value)], { type: "application/json" }));
+        }
+        return fetch(`${sp.base}/v1/platform/datasets/${dataset.id}/examples`, {
+          method: "PATCH",
+          headers: { "x-api-key": ADMIN_KEY },
+          body: data,
+        });
+      };
+      assert.equal((await form({ [mine.id]: {}, [`${mine.id}.inputs`]: [1, 2] })).status, 400);
+      assert.equal((await form({ [mine.id]: { split: "" } })).status, 400);
+      assert.equal((await form({ [mine.id]: { metadata: "x" } })).status, 400);
+      assert.equal((await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples`, {})).status, 400);
+      assert.deepEqual((await ls.readExample(mine.id)).inputs, { q: "mine" });
+    });
+
+    it("splits: base by default, split on create, listExamples({splits}), listDatasetSplits, updateDatasetSplits", async () => {
+      const dataset = await ls.createDataset(`splits-${randomUUID().slice(0, 8)}`);
+      const plain = await ls.createExample({ q: "plain" }, { a: 1 }, { datasetId: dataset.id });
+      assert.deepEqual(plain.metadata, { dataset_split: ["base"] });
+      const trained = await ls.createExample(
+        { q: "train" },
+        { a: 2 },
+        { datasetId: dataset.id, split: "train" },
+      );
+      assert.deepEqual(trained.metadata, { dataset_split: ["train"] });
+      const [both] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "both" }],
+        splits: [["train", "test"]],
+        metadata: [{ kind: "x" }],
+      });
+      assert.deepEqual(both?.metadata, { kind: "x", dataset_split: ["train", "test"] });
+      assert.deepEqual(await ls.listDatasetSplits({ datasetId: dataset.id }), ["base", "test", "train"]);
+      const ids = async (splits: string[]) =>
+        (await collect(ls.listExamples({ datasetId: dataset.id, splits }))).map((e) => e.id).sort();
+      assert.deepEqual(await ids(["train"]), [trained.id, both?.id].sort());
+      assert.deepEqual(await ids(["test"]), [both?.id]);
+      assert.deepEqual(await ids(["base", "test"]), [plain.id, both?.id].sort());
+      assert.deepEqual(await ids(["nope"]), []);
+
+      // The SDK's bulk metadata route (array_add / array_remove on dataset_split).
+      await ls.updateDatasetSplits({
+        datasetId: dataset.id,
+        splitName: "gold",
+        exampleIds: [plain.id, trained.id],
+      });
+      assert.deepEqual((await ls.readExample(plain.id)).metadata, { dataset_split: ["base", "gold"] });
+      await ls.updateDatasetSplits({
+        datasetName: dataset.name,
+        splitName: "train",
+        exampleIds: [trained.id],
+        remove: true,
+      });
+      assert.deepEqual((await ls.readExample(trained.id)).metadata, { dataset_split: ["gold"] });
+      assert.deepEqual(await ids(["gold"]), [plain.id, trained.id].sort());
+      assert.deepEqual(await ls.listDatasetSplits({ datasetName: dataset.name }), [
+        "base",
+        "gold",
+        "test",
+        "train",
+      ]);
+
+      // The bulk route answers 207 with a status per id; other datasets' examples are NOT_FOUND.
+      const elsewhere = await ls.createDataset(`splits-else-${randomUUID().slice(0, 8)}`);
+      const [foreign] = await ls.createExamples({ datasetId: elsewhere.id, inputs: [{ q: 1 }] });
+      const bulk = await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples/metadata`, {
+        example_ids: [plain.id, foreign?.id],
+        operations: [
+          { key: "reviewed", operation: "SET", value: true },
+          { key: "labels", operation: "ARRAY_ADD", values: ["x", "y"] },
+        ],
+      });
+      assert.equal(bulk.status, 207);
+      const body = (await bulk.json()) as { statuses: Array<{ id: string; status: string }> };
+      assert.deepEqual(
+        body.statuses.map((s) => s.status),
+        ["UPDATED", "NOT_FOUND"],
+      );
+      assert.deepEqual((await ls.readExample(plain.id)).metadata, {
+        dataset_split: ["base", "gold"],
+        reviewed: true,
+        labels: ["x", "y"],
+      });
+      assert.deepEqual((await ls.readExample(foreign?.id ?? "")).metadata, { dataset_split: ["base"] });
+      // The former route (PUT /datasets/{id}/splits).
+      const legacy = await call("PUT", `/datasets/${dataset.id}/splits`, {
+        split_name: "legacy",
+        examples: [both?.id],
+        remove: false,
+      });
+      assert.equal(legacy.status, 200);
+      assert.deepEqual((await ls.readExample(both?.id ?? "")).metadata, {
+        kind: "x",
+        dataset_split: ["train", "test", "legacy"],
+      });
+      // Bad operations are 422; a missing dataset is a 404 that says so (the SDK falls back otherwise).
+      const bad = await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples/metadata`, {
+        example_ids: [plain.id],
+        operations: [{ key: "x", operation: "DELETE" }],
+      });
+      assert.equal(bad.status, 422);
+      const empty = await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples/metadata`, {
+        example_ids: [plain.id],
+        operations: [{ key: "dataset_split", operation: "array_add", values: [] }],
+      });
+      assert.equal(empty.status, 422);
+      const missing = await call("PATCH", `/v1/platform/datasets/${randomUUID()}/examples/metadata`, {
+        example_ids: [plain.id],
+        operations: [{ key: "x", operation: "SET", value: 1 }],
+      });
+      assert.equal(missing.status, 404);
+      assert.match(await missing.text(), /dataset not found/i);
+      await assert.rejects(
+        ls.updateDatasetSplits({ datasetId: randomUUID(), splitName: "x", exampleIds: [plain.id] }),
+        status(404),
+      );
+      await assert.rejects(ls.listDatasetSplits({ datasetId: randomUUID() }), status(404));
+    });
+
+    it("listExamples: metadata containment, datasetName, exampleIds; bad filters are 422", async () => {
+      const dataset = await ls.createDataset(`filter-${randomUUID().slice(0, 8)}`);
+      const [gold, silver, plain] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: 1 }, { q: 2 }, { q: 3 }],
+        metadata: [
+          { tier: "gold", n: 3, tags: ["a", "b"], nested: { ok: true, deep: { k: null } } },
+          { tier: "silver", n: 3.5, tags: ["b"], nested: { ok: false } },
+          {},
+        ],
+      });
+      assert.ok(gold && silver && plain);
+      const ids = async (metadata: Record<string, unknown>) =>
+        (await collect(ls.listExamples({ datasetId: dataset.id, metadata }))).map((e) => e.id).sort();
+      assert.deepEqual(await ids({ tier: "gold" }), [gold.id]);
+      assert.deepEqual(await ids({ n: 3 }), [gold.id]);
+      assert.deepEqual(await ids({ n: "3" }), []);
+      assert.deepEqual(await ids({ n: 3.5 }), [silver.id]);
+      assert.deepEqual(await ids({ tags: ["b"] }), [gold.id, silver.id].sort());
+      assert.deepEqual(await ids({ tags: ["a", "b"] }), [gold.id]);
+      assert.deepEqual(await ids({ tags: "b" }), []);
+      assert.deepEqual(await ids({ nested: { ok: true } }), [gold.id]);
+      assert.deepEqual(await ids({ nested: { deep: { k: null } } }), [gold.id]);
+      assert.deepEqual(await ids({ dataset_split: ["base"] }), [gold.id, silver.id, plain.id].sort());
+      assert.deepEqual(await ids({ tier: "gold", nested: { ok: false } }), []);
+      assert.deepEqual(await ids({}), [gold.id, silver.id, plain.id].sort());
+      // datasetName, exampleIds (repeated `id`), and a page.
+      const byName = await collect(ls.listExamples({ datasetName: dataset.name }));
+      assert.equal(byName.length, 3);
+      const picked = await collect(
+        ls.listExamples({ datasetId: dataset.id, exampleIds: [gold.id, plain.id] }),
+      );
+      assert.deepEqual(picked.map((e) => e.id).sort(), [gold.id, plain.id].sort());
+      const page = await collect(ls.listExamples({ datasetId: dataset.id, limit: 2, offset: 1 }));
+      assert.deepEqual(
+        page.map((e) => e.id),
+        [silver.id, plain.id],
+      );
+      for (const query of [
+        `metadata=${encodeURIComponent("not json")}`,
+        `metadata=${encodeURIComponent("[1]")}`,
+        `metadata=${encodeURIComponent(JSON.stringify({ 'a"b': 1 }))}`,
+        "filter=eq(id%2C%201)",
+        "as_of=2024-01-01T00:00:00Z",
+        "id=not-a-uuid",
+      ]) {
+        const res = await call("GET", `/examples?dataset=${dataset.id}&${query}`);
+        assert.equal(res.status, 422, query);
+      }
+      const badDatasets = await call("GET", `/datasets?metadata=${encodeURIComponent("{")}`);
+      assert.equal(badDatasets.status, 422);
+    });
+
+    it("another workspace can neither edit nor see a dataset's examples and splits (404)", async () => {
+      const dataset = await ls.createDataset(`iso-${randomUUID().slice(0, 8)}`);
+      const [example] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "secret" }],
+        splits: ["train"],
+      });
+      assert.ok(example);
+      const other = await sp.plane.addTenant();
+      const stranger = sdkClient(sp.base, { apiKey: other.key });
+      await assert.rejects(stranger.updateDataset({ datasetId: dataset.id, name: "taken" }), status(404));
+      await assert.rejects(
+        stranger.updateExample({ id: example.id, dataset_id: dataset.id, inputs: { q: "stolen" } }),
+        status(404),
+      );
+      await assert.rejects(stranger.updateExample(example.id, { inputs: { q: "stolen" } }), status(404));
+      await assert.rejects(stranger.listDatasetSplits({ datasetId: dataset.id }), status(404));
+      await assert.rejects(
+        stranger.updateDatasetSplits({ datasetId: dataset.id, splitName: "x", exampleIds: [example.id] }),
+        status(404),
+      );
+      // The stranger's own dataset cannot take in the example either.
+      const theirs = await stranger.createDataset(`iso-theirs-${randomUUID().slice(0, 8)}`);
+      await assert.rejects(
+        stranger.updateExample({ id: example.id, dataset_id: theirs.id, inputs: { q: "stolen" } }),
+        status(404),
+      );
+      const res = await fetch(`${sp.base}/v1/platform/datasets/${theirs.id}/examples/metadata`, {
+        method: "PATCH",
+        headers: { "x-api-key": other.key, "content-type": "application/json" },
+        body: JSON.stringify({
+          example_ids: [example.id],
+          operations: [{ key: "x", operation: "SET", value: 1 }],
+        }),
+      });
+      assert.equal(res.status, 207);
+      assert.equal(
+        ((await res.json()) as { statuses: Array<{ status: string }> }).statuses[0]?.status,
+        "NOT_FOUND",
+      );
+      assert.equal((await collect(stranger.listExamples({ datasetId: dataset.id }))).length, 0);
+      assert.equal(
+        (await collect(stranger.listExamples({ datasetId: theirs.id, exampleIds: [example.id] }))).length,
+        0,
+      );
+      const mine = await ls.readExample(example.id);
+      assert.deepEqual(mine.inputs, { q: "secret" });
+      assert.deepEqual(mine.metadata, { dataset_split: ["train"] });
+      assert.equal((await ls.readDataset({ datasetId: dataset.id })).name, dataset.name);
+    });
+  });
+}
