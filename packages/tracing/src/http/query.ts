@@ -40,3 +40,6 @@ export const JsonFilter = z
     }
     return value as Record<string, unknown>;
   });
+
+/** A dataset version in a query: a time (ISO 8601), a tag, or "latest". */
+export const AsOf = z.string().min(1).max(200);

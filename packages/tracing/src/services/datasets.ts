@@ -10,6 +10,7 @@ import {
 import { BadRequestError, ConflictError, NotFoundError } from "../errors.js";
 import type { ExampleFilter } from "../storage/sdk-types.js";
 import type { TracingStorage } from "../storage/types.js";
+import { DatasetVersions } from "./dataset-versions.js";
 
 /** One example to add: its fields, or a run to copy them from. */
 export interface ExampleInput {
@@ -42,7 +43,12 @@ function after(previous: string, now: string): string {
 
 /** Datasets and examples: what `evaluate()` runs a target over. */
 export class DatasetService {
-  constructor(private readonly storage: TracingStorage) {}
+  /** Versions and tags; examples and splits as of a version. */
+  readonly versions: DatasetVersions;
+
+  constructor(private readonly storage: TracingStorage) {
+    this.versions = new DatasetVersions(storage, (tenantId, id) => this.get(tenantId, id));
+  }
 
   async create(
     tenantId: string,
@@ -120,9 +126,11 @@ export class DatasetService {
     return { ...next, example_count };
   }
 
-  /** The names of the dataset's splits, sorted. */
-  async splits(tenantId: string, datasetId: string): Promise<string[]> {
+  /** The names of the dataset's splits, sorted (as of a version: a time, a tag, "latest"). */
+  async splits(tenantId: string, datasetId: string, asOf?: string): Promise<string[]> {
     await this.get(tenantId, datasetId);
+    const at = await this.versions.resolve(tenantId, datasetId, asOf);
+    if (at !== undefined) return this.versions.splits(tenantId, datasetId, at);
     const names = new Set<string>();
     for (const metadata of await this.storage.datasets.exampleMetadata(tenantId, datasetId)) {
       for (const name of splitsOf(metadata)) names.add(name);
@@ -180,8 +188,19 @@ export class DatasetService {
     return example;
   }
 
-  listExamples(tenantId: string, filter: ExampleFilter) {
-    return this.storage.datasets.listExamples(tenantId, filter);
+  /** Examples, the latest or (with `asOf` and a dataset) as of a version of that dataset. */
+  async listExamples(
+    tenantId: string,
+    filter: ExampleFilter & { asOf?: string | undefined },
+  ): Promise<Example[]> {
+    const { asOf, ...rest } = filter;
+    if (asOf === undefined || asOf === "latest") return this.storage.datasets.listExamples(tenantId, rest);
+    const datasetId = rest.datasetId;
+    if (datasetId === undefined) throw new BadRequestError("as_of needs a dataset.");
+    await this.get(tenantId, datasetId);
+    const at = await this.versions.resolve(tenantId, datasetId, asOf);
+    if (at === undefined) return this.storage.datasets.listExamples(tenantId, rest);
+    return this.versions.examples(tenantId, at, { ...rest, datasetId });
   }
 
   /**
@@ -266,7 +285,9 @@ export class DatasetService {
   }
 
   async removeExample(tenantId: string, id: string): Promise<void> {
-    if (!(await this.storage.datasets.removeExample(tenantId, id)))
+    const example = await this.example(tenantId, id);
+    const at = after(example.modified_at, new Date().toISOString());
+    if (!(await this.storage.datasets.removeExample(tenantId, id, at)))
       throw new NotFoundError(`Example ${id} not found.`);
   }
 }

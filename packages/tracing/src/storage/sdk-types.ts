@@ -63,8 +63,34 @@ export interface DatasetStore {
   updateExamples(examples: Example[]): Promise<void>;
   /** The metadata of every example of the dataset (to gather its splits). */
   exampleMetadata(tenantId: string, datasetId: string): Promise<Array<Record<string, unknown> | null>>;
-  removeExample(tenantId: string, id: string): Promise<boolean>;
+  /** Removes an example (its removal at `at` is a version of its dataset). */
+  removeExample(tenantId: string, id: string, at: string): Promise<boolean>;
   exampleCount(tenantId: string, datasetId: string): Promise<number>;
+}
+
+/**
+ * A dataset's versions: each add, change or removal of examples makes one, named by its time (ISO);
+ * tags name versions.
+ */
+export interface DatasetVersionStore {
+  /** The dataset's versions, newest first; with `search`, those with a tag containing it. */
+  list(
+    tenantId: string,
+    datasetId: string,
+    filter: { search?: string | undefined; limit: number; offset: number },
+  ): Promise<string[]>;
+  /** The last version at or before `asOf` (the latest without it); undefined when none. */
+  at(tenantId: string, datasetId: string, asOf?: string): Promise<string | undefined>;
+  /** The dataset's tags and the versions they name. */
+  tags(tenantId: string, datasetId: string): Promise<Array<{ tag: string; as_of: string }>>;
+  /** Points `tag` at the version `asOf` (moving it from another). */
+  setTag(tenantId: string, datasetId: string, tag: string, asOf: string): Promise<void>;
+  /** The dataset's examples as they were at version `asOf`. */
+  examplesAt(
+    tenantId: string,
+    asOf: string,
+    filter: ExampleFilter & { datasetId: string },
+  ): Promise<Example[]>;
 }
 
 /** A workspace's model prices (the shipped ones are code, not rows). */

@@ -4,7 +4,7 @@ import type { Dataset } from "../../domain/sdk-types.js";
 import type { DatasetService } from "../../services/datasets.js";
 import { SplitName } from "../example-parts.js";
 import { requireApiCaller } from "../plugin.js";
-import { CsvList, JsonFilter, Page, Uuid } from "../query.js";
+import { AsOf, CsvList, JsonFilter, Page, Uuid } from "../query.js";
 
 const DatasetBody = z.object({
   id: Uuid.optional(),
@@ -46,7 +46,17 @@ const DatasetChange = z.object({
   patch_examples: z.null().optional(),
 });
 
-/** LangSmith's datasets: create, read, list, update, delete; their splits. */
+/** A version's tag: a name that is not a time and not "latest" (both mean something else in as_of). */
+const Tag = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(
+    (t) => t !== "latest" && !/^\d{4}-\d{2}-\d{2}/.test(t),
+    'A tag may not be "latest" or start like a date.',
+  );
+
+/** LangSmith's datasets: create, read, list, update, delete; their splits and versions. */
 export function datasetRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
   return async (app) => {
     app.post("/datasets", { schema: { hide: true, body: DatasetBody } }, async (request) => {
@@ -110,12 +120,58 @@ export function datasetRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
       },
     );
 
-    // `as_of` is accepted for the latest version only (versions are not kept).
-    const SplitsQuery = z.object({ as_of: z.literal("latest").optional() });
+    const SplitsQuery = z.object({ as_of: AsOf.optional() });
     app.get(
       "/datasets/:dataset_id/splits",
       { schema: { hide: true, params: DatasetParams, querystring: SplitsQuery } },
-      async (request) => datasets.splits(requireApiCaller(request), request.params.dataset_id),
+      async (request) =>
+        datasets.splits(requireApiCaller(request), request.params.dataset_id, request.query.as_of),
+    );
+
+    // Versions: each change of examples makes one, named by its time; tags name them.
+    const VersionQuery = z.object({ as_of: AsOf.optional(), tag: Tag.optional() });
+    app.get(
+      "/datasets/:dataset_id/version",
+      { schema: { hide: true, params: DatasetParams, querystring: VersionQuery } },
+      async (request) =>
+        datasets.versions.read(requireApiCaller(request), request.params.dataset_id, {
+          ...(request.query.as_of !== undefined ? { asOf: request.query.as_of } : {}),
+          ...(request.query.tag !== undefined ? { tag: request.query.tag } : {}),
+        }),
+    );
+
+    const VersionsQuery = z.object({ search: z.string().max(1024).optional(), ...Page });
+    app.get(
+      "/datasets/:dataset_id/versions",
+      { schema: { hide: true, params: DatasetParams, querystring: VersionsQuery } },
+      async (request) =>
+        datasets.versions.list(requireApiCaller(request), request.params.dataset_id, request.query),
+    );
+
+    const DiffQuery = z.object({ from_version: AsOf, to_version: AsOf });
+    app.get(
+      "/datasets/:dataset_id/versions/diff",
+      { schema: { hide: true, params: DatasetParams, querystring: DiffQuery } },
+      async (request) =>
+        datasets.versions.diff(
+          requireApiCaller(request),
+          request.params.dataset_id,
+          request.query.from_version,
+          request.query.to_version,
+        ),
+    );
+
+    const TagBody = z.object({ as_of: AsOf, tag: Tag });
+    app.put(
+      "/datasets/:dataset_id/tags",
+      { schema: { hide: true, params: DatasetParams, body: TagBody } },
+      async (request) =>
+        datasets.versions.tag(
+          requireApiCaller(request),
+          request.params.dataset_id,
+          request.body.as_of,
+          request.body.tag,
+        ),
     );
 
     // The SDK's former way to add examples to a split or take them out (newer SDKs fall back to it).

@@ -7,7 +7,7 @@ import type { DatasetService } from "../../services/datasets.js";
 import { examplesToCreate, examplesToUpdate, SplitName } from "../example-parts.js";
 import { boundaryOf } from "../multipart.js";
 import { requireApiCaller } from "../plugin.js";
-import { CsvList, JsonFilter, Page, Uuid } from "../query.js";
+import { AsOf, CsvList, JsonFilter, Page, Uuid } from "../query.js";
 
 function exampleToLangSmith(e: Example) {
   return {
@@ -120,8 +120,8 @@ export function exampleRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
       id: CsvList.pipe(z.array(Uuid).max(1000)).optional(),
       splits: CsvList.pipe(z.array(SplitName).max(100)).optional(),
       metadata: JsonFilter.optional(),
-      // Versions are not kept: the latest is the only one.
-      as_of: z.literal("latest").optional(),
+      // A version: a time, a tag, or "latest".
+      as_of: AsOf.optional(),
       filter: z
         .never({ error: "Example filter expressions are not supported; use metadata or splits." })
         .optional(),
@@ -134,6 +134,7 @@ export function exampleRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
         ...(q.id ? { ids: q.id } : {}),
         ...(q.splits ? { splits: q.splits } : {}),
         ...(q.metadata ? { metadata: q.metadata } : {}),
+        asOf: q.as_of,
         limit: q.limit,
         offset: q.offset,
       });

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { Dataset, Example } from "../../domain/sdk-types.js";
 import { SPLIT_KEY } from "../../domain/splits.js";
 import type { DatasetStore, ExampleFilter } from "../sdk-types.js";
+import { recordVersions } from "./dataset-versions.js";
 import { type JsonContains, jsonContainsOf } from "./json-filter.js";
 import { parseObject } from "./projects.js";
 import { parseJsonText } from "./run-rows.js";
@@ -87,11 +88,9 @@ export class SqlDatasetStore implements DatasetStore {
         .where("id", "=", id)
         .executeTakeFirst();
       if (result.numDeletedRows === 0n) return false;
-      await trx
-        .deleteFrom("tracing_examples")
-        .where("tenant_id", "=", tenantId)
-        .where("dataset_id", "=", id)
-        .execute();
+      for (const table of ["tracing_examples", "tracing_example_versions", "tracing_dataset_tags"] as const) {
+        await trx.deleteFrom(table).where("tenant_id", "=", tenantId).where("dataset_id", "=", id).execute();
+      }
       return true;
     });
   }
@@ -104,6 +103,7 @@ export class SqlDatasetStore implements DatasetStore {
           .values(examples.slice(i, i + CHUNK).map(exampleRow))
           .execute();
       }
+      await recordVersions(trx, examples);
     });
   }
 
@@ -161,6 +161,7 @@ export class SqlDatasetStore implements DatasetStore {
           .where("id", "=", example.id)
           .execute();
       }
+      await recordVersions(trx, examples);
     });
   }
 
@@ -174,13 +175,23 @@ export class SqlDatasetStore implements DatasetStore {
     return rows.map((row) => parseObject(row.metadata));
   }
 
-  async removeExample(tenantId: string, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom("tracing_examples")
-      .where("tenant_id", "=", tenantId)
-      .where("id", "=", id)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+  async removeExample(tenantId: string, id: string, at: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom("tracing_examples")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", id)
+        .executeTakeFirst();
+      if (!row) return false;
+      await trx
+        .deleteFrom("tracing_examples")
+        .where("tenant_id", "=", tenantId)
+        .where("id", "=", id)
+        .execute();
+      await recordVersions(trx, [exampleOf(row)], at);
+      return true;
+    });
   }
 
   async exampleCount(tenantId: string, datasetId: string): Promise<number> {
