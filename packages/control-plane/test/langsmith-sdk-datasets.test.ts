@@ -317,7 +317,6 @@ for (const storage of STORAGES) {
         `metadata=${encodeURIComponent("[1]")}`,
         `metadata=${encodeURIComponent(JSON.stringify({ 'a"b': 1 }))}`,
         "filter=eq(id%2C%201)",
-        "as_of=2024-01-01T00:00:00Z",
         "id=not-a-uuid",
       ]) {
         const res = await call("GET", `/examples?dataset=${dataset.id}&${query}`);
@@ -325,6 +324,100 @@ for (const storage of STORAGES) {
       }
       const badDatasets = await call("GET", `/datasets?metadata=${encodeURIComponent("{")}`);
       assert.equal(badDatasets.status, 422);
+    });
+
+    it("versions: each change is one; readDatasetVersion, updateDatasetTag, listExamples/listDatasetSplits asOf, diff", async () => {
+      const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+      const dataset = await ls.createDataset(`ver-${randomUUID().slice(0, 8)}`);
+      const ds = { datasetId: dataset.id };
+      const [a, b] = await ls.createExamples({ ...ds, inputs: [{ q: "a" }, { q: "b" }] });
+      assert.ok(a && b);
+      const v1 = a.modified_at ?? "";
+      await tick();
+      await ls.updateExample({ id: a.id, dataset_id: dataset.id, inputs: { q: "a2" }, split: "train" });
+      const v2 = (await ls.readExample(a.id)).modified_at ?? "";
+      await tick();
+      const [c] = await ls.createExamples({ ...ds, inputs: [{ q: "c" }] });
+      const v3 = c?.modified_at ?? "";
+      await tick();
+      await ls.deleteExample(b.id);
+      assert.ok(v1 < v2 && v2 < v3, `${v1} < ${v2} < ${v3}`);
+
+      const at = async (asOf: string) =>
+        (await collect(ls.listExamples({ ...ds, asOf }))).map((e) => [e.id, (e.inputs as { q: string }).q]);
+      assert.deepEqual(await at(v1), [
+        [a.id, "a"],
+        [b.id, "b"],
+      ]);
+      assert.deepEqual(await at(v2), [
+        [a.id, "a2"],
+        [b.id, "b"],
+      ]);
+      assert.deepEqual(await at(v3), [
+        [a.id, "a2"],
+        [b.id, "b"],
+        [c?.id, "c"],
+      ]);
+      assert.deepEqual(await at("latest"), [
+        [a.id, "a2"],
+        [c?.id, "c"],
+      ]);
+      assert.deepEqual(await at("2000-01-01T00:00:00Z"), []);
+      // Filters apply to the version's examples.
+      const trainAtV2 = await collect(ls.listExamples({ ...ds, asOf: v2, splits: ["train"] }));
+      assert.deepEqual(
+        trainAtV2.map((e) => e.id),
+        [a.id],
+      );
+      assert.deepEqual(await ls.listDatasetSplits({ ...ds, asOf: v1 }), ["base"]);
+      assert.deepEqual(await ls.listDatasetSplits(ds), ["base", "train"]);
+
+      // The nearest version at or before a time; the newest for now.
+      const latest = await ls.readDatasetVersion({ ...ds, asOf: new Date() });
+      assert.ok(latest.as_of > v3, JSON.stringify(latest));
+      assert.deepEqual(await ls.readDatasetVersion({ ...ds, asOf: v2 }), { as_of: v2, tags: [] });
+      const between = new Date(Date.parse(v2) - 1).toISOString();
+      assert.equal((await ls.readDatasetVersion({ ...ds, asOf: between })).as_of, v1);
+      await assert.rejects(ls.readDatasetVersion({ ...ds, asOf: "2000-01-01T00:00:00Z" }), status(404));
+
+      // Tags name exact versions and move.
+      await ls.updateDatasetTag({ ...ds, asOf: v1, tag: "prod" });
+      assert.deepEqual(await ls.readDatasetVersion({ ...ds, tag: "prod" }), { as_of: v1, tags: ["prod"] });
+      assert.deepEqual(await at("prod"), [
+        [a.id, "a"],
+        [b.id, "b"],
+      ]);
+      await ls.updateDatasetTag({ datasetName: dataset.name, asOf: new Date(v3), tag: "prod" });
+      assert.deepEqual(await ls.readDatasetVersion({ ...ds, tag: "prod" }), { as_of: v3, tags: ["prod"] });
+      await assert.rejects(ls.updateDatasetTag({ ...ds, asOf: between, tag: "x" }), status(404));
+      await assert.rejects(ls.readDatasetVersion({ ...ds, tag: "nope" }), status(404));
+      await assert.rejects(collect(ls.listExamples({ ...ds, asOf: "nope" })), status(404));
+      await assert.rejects(collect(ls.listExamples({ ...ds, asOf: "2024-99-99" })), status(400));
+      const badTag = await call("PUT", `/datasets/${dataset.id}/tags`, { as_of: v1, tag: "latest" });
+      assert.equal(badTag.status, 422);
+
+      const versions = (await (await call("GET", `/datasets/${dataset.id}/versions`)).json()) as Array<{
+        as_of: string;
+        tags: string[];
+      }>;
+      assert.deepEqual(
+        versions.map((v) => v.as_of),
+        [latest.as_of, v3, v2, v1],
+      );
+      assert.deepEqual(versions[1]?.tags, ["prod"]);
+      const diff = await ls.diffDatasetVersions({ ...ds, fromVersion: v1, toVersion: "latest" });
+      assert.deepEqual(diff, {
+        examples_added: [c?.id],
+        examples_removed: [b.id],
+        examples_modified: [a.id],
+      });
+
+      const other = await sp.plane.addTenant();
+      const stranger = sdkClient(sp.base, { apiKey: other.key });
+      await assert.rejects(stranger.readDatasetVersion({ ...ds, asOf: v1 }), status(404));
+      await assert.rejects(stranger.updateDatasetTag({ ...ds, asOf: v1, tag: "mine" }), status(404));
+      await assert.rejects(collect(stranger.listExamples({ ...ds, asOf: v1 })), status(404));
+      assert.deepEqual((await ls.readDatasetVersion({ ...ds, tag: "prod" })).as_of, v3);
     });
 
     it("another workspace can neither edit nor see a dataset's examples and splits (404)", async () => {

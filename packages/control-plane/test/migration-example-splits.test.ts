@@ -1,6 +1,6 @@
-// Migration 0041_tracing_example_splits on a database made before it (SQLite, and PostgreSQL when
+// Migrations 0041_tracing_example_splits and 0042_tracing_dataset_versions on a database made before them (SQLite, and PostgreSQL when
 // DATABASE_URL is set): examples stored without a split get LangSmith's base split in their
-// metadata; others keep theirs.
+// metadata; others keep theirs; each example becomes its dataset's first version.
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
@@ -21,8 +21,12 @@ function before(provider: MigrationProvider, from: string): MigrationProvider {
   };
 }
 
-async function backfills(db: Kysely<unknown>, provider: MigrationProvider): Promise<void> {
-  await migrateToLatest(db, before(provider, "0041"));
+async function backfills(
+  db: Kysely<unknown>,
+  provider: MigrationProvider,
+  options: { migrationTableSchema?: string } = {},
+): Promise<void> {
+  await migrateToLatest(db, before(provider, "0041"), options);
   const now = new Date().toISOString();
   const insert = (id: string, metadata: string | null) =>
     sql`insert into tracing_examples (tenant_id, id, dataset_id, inputs, metadata, created_at, modified_at)
@@ -30,7 +34,7 @@ async function backfills(db: Kysely<unknown>, provider: MigrationProvider): Prom
   await insert("none", null);
   await insert("some", JSON.stringify({ source: "seed", nested: { a: [1] } }));
   await insert("split", JSON.stringify({ dataset_split: ["train"] }));
-  await migrateToLatest(db, provider);
+  await migrateToLatest(db, provider, options);
   const { rows } = await sql<{ id: string; metadata: string }>`
     select id, metadata from tracing_examples order by id`.execute(db);
   assert.deepEqual(
@@ -40,6 +44,13 @@ async function backfills(db: Kysely<unknown>, provider: MigrationProvider): Prom
       ["some", { source: "seed", nested: { a: [1] }, dataset_split: ["base"] }],
       ["split", { dataset_split: ["train"] }],
     ],
+  );
+  // 0042: each example is the first version of its dataset, at its modified_at.
+  const versions = await sql<{ example_id: string; version_at: string; metadata: string }>`
+    select example_id, version_at, metadata from tracing_example_versions order by example_id`.execute(db);
+  assert.deepEqual(
+    versions.rows.map((r) => [r.example_id, r.version_at, JSON.parse(r.metadata)]),
+    rows.map((r) => [r.id, now, JSON.parse(r.metadata)]),
   );
 }
 
@@ -64,7 +75,8 @@ describe("migration 0041_tracing_example_splits", () => {
       dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url }) }),
     });
     try {
-      await backfills(db, migrationsFor(postgresDialect));
+      // Named: Kysely would otherwise take another schema's migration tables for this one's.
+      await backfills(db, migrationsFor(postgresDialect), { migrationTableSchema: schema.name });
     } finally {
       await db.destroy();
       await dropSchema(url, schema.name);
