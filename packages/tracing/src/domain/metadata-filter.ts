@@ -1,20 +1,31 @@
+/** Most values (keys and elements) in a metadata filter: each is a condition (SQLite nests them). */
+const MAX_NODES = 200;
+const MAX_DEPTH = 20;
+
 /**
  * Why `value` cannot be a metadata containment filter, or null: keys holding '"' or '\\' (SQLite
- * JSON paths quote keys), or nesting deeper than a filter needs.
+ * JSON paths quote keys), more values or deeper nesting than a filter needs (SQLite caps an
+ * expression's depth).
  */
-export function filterProblem(value: unknown, depth = 0): string | null {
-  if (depth > 20) return "The metadata filter nests too deeply.";
-  if (Array.isArray(value)) {
-    for (const element of value) {
-      const problem = filterProblem(element, depth + 1);
-      if (problem) return problem;
+export function filterProblem(value: unknown): string | null {
+  let nodes = 0;
+  const walk = (v: unknown, depth: number): string | null => {
+    if (++nodes > MAX_NODES) return `A metadata filter holds at most ${MAX_NODES} values.`;
+    if (depth > MAX_DEPTH) return "The metadata filter nests too deeply.";
+    if (Array.isArray(v)) {
+      for (const element of v) {
+        const problem = walk(element, depth + 1);
+        if (problem) return problem;
+      }
+    } else if (typeof v === "object" && v !== null) {
+      for (const [key, inner] of Object.entries(v)) {
+        if (/["\\]/.test(key))
+          return `Metadata filter keys may not contain '"' or '\\' (${key.slice(0, 50)}).`;
+        const problem = walk(inner, depth + 1);
+        if (problem) return problem;
+      }
     }
-  } else if (typeof value === "object" && value !== null) {
-    for (const [key, inner] of Object.entries(value)) {
-      if (/["\\]/.test(key)) return `Metadata filter keys may not contain '"' or '\\' (${key.slice(0, 50)}).`;
-      const problem = filterProblem(inner, depth + 1);
-      if (problem) return problem;
-    }
-  }
-  return null;
+    return null;
+  };
+  return walk(value, 0);
 }
