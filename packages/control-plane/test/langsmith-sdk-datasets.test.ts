@@ -424,6 +424,38 @@ for (const storage of STORAGES) {
       assert.deepEqual((await ls.readDatasetVersion({ ...ds, tag: "prod" })).as_of, v3);
     });
 
+    it("deleteExamples: soft (past versions keep them) and hard (gone from every version); all or none", async () => {
+      const dataset = await ls.createDataset(`del-${randomUUID().slice(0, 8)}`);
+      const [x, y, z, keep] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "x" }, { q: "y" }, { q: "z" }, { q: "keep" }],
+      });
+      assert.ok(x && y && z && keep);
+      const v1 = x.modified_at ?? "";
+      const list = async (asOf?: string) =>
+        (await collect(ls.listExamples({ datasetId: dataset.id, ...(asOf ? { asOf } : {}) }))).map(
+          (e) => e.id,
+        );
+      await assert.rejects(ls.deleteExamples([x.id, randomUUID()]), status(404));
+      assert.equal((await list()).length, 4);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await ls.deleteExamples([x.id, y.id]);
+      assert.deepEqual(await list(), [z.id, keep.id]);
+      assert.deepEqual(await list(v1), [x.id, y.id, z.id, keep.id]);
+      await ls.deleteExamples([z.id], { hardDelete: true });
+      assert.deepEqual(await list(), [keep.id]);
+      assert.deepEqual(await list(v1), [x.id, y.id, keep.id]);
+      await assert.rejects(ls.readExample(z.id), status(404));
+      const other = await sp.plane.addTenant();
+      const stranger = sdkClient(sp.base, { apiKey: other.key });
+      await assert.rejects(stranger.deleteExamples([keep.id]), status(404));
+      await assert.rejects(stranger.deleteExamples([keep.id], { hardDelete: true }), status(404));
+      await assert.rejects(stranger.deleteExample(keep.id), status(404));
+      assert.deepEqual(await list(), [keep.id]);
+      const bad = await call("DELETE", "/examples?example_ids=nope");
+      assert.equal(bad.status, 422);
+    });
+
     it("another workspace can neither edit nor see a dataset's examples and splits (404)", async () => {
       const dataset = await ls.createDataset(`iso-${randomUUID().slice(0, 8)}`);
       const [example] = await ls.createExamples({

@@ -285,10 +285,21 @@ export class DatasetService {
   }
 
   async removeExample(tenantId: string, id: string): Promise<void> {
-    const example = await this.example(tenantId, id);
-    const at = after(example.modified_at, new Date().toISOString());
-    if (!(await this.storage.datasets.removeExample(tenantId, id, at)))
-      throw new NotFoundError(`Example ${id} not found.`);
+    await this.removeExamples(tenantId, [id], false);
+  }
+
+  /**
+   * Removes examples of the workspace, all or none (any other id is a 404). Their removal is a
+   * version of their datasets; `purge` (LangSmith's hard delete) also drops every past state.
+   */
+  async removeExamples(tenantId: string, ids: string[], purge: boolean): Promise<void> {
+    const unique = [...new Set(ids)];
+    const examples = await this.storage.datasets.getExamples(tenantId, unique);
+    const found = new Set(examples.map((e) => e.id));
+    const missing = unique.find((id) => !found.has(id));
+    if (missing) throw new NotFoundError(`Example ${missing} not found.`);
+    const latest = examples.reduce((max, e) => (e.modified_at > max ? e.modified_at : max), "");
+    await this.storage.datasets.removeExamples(examples, after(latest, new Date().toISOString()), purge);
   }
 }
 

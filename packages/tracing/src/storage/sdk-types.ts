@@ -63,8 +63,11 @@ export interface DatasetStore {
   updateExamples(examples: Example[]): Promise<void>;
   /** The metadata of every example of the dataset (to gather its splits). */
   exampleMetadata(tenantId: string, datasetId: string): Promise<Array<Record<string, unknown> | null>>;
-  /** Removes an example (its removal at `at` is a version of its dataset). */
-  removeExample(tenantId: string, id: string, at: string): Promise<boolean>;
+  /**
+   * Removes examples together; their removal at `at` is a version of their datasets, or with
+   * `purge` every state they had goes too (LangSmith's hard delete).
+   */
+  removeExamples(examples: Example[], at: string, purge: boolean): Promise<void>;
   exampleCount(tenantId: string, datasetId: string): Promise<number>;
 }
 

@@ -115,6 +115,31 @@ export function exampleRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
       );
     }
 
+    // deleteExamples: soft (DELETE /examples?example_ids=…) or hard (the platform route).
+    const DeleteQuery = z.object({ example_ids: CsvList.pipe(z.array(Uuid).min(1).max(1000)) });
+    app.delete("/examples", { schema: { hide: true, querystring: DeleteQuery } }, async (request) => {
+      await datasets.removeExamples(requireApiCaller(request), request.query.example_ids, false);
+      return {};
+    });
+    const HardDelete = z.object({
+      example_ids: z.array(Uuid).min(1).max(1000),
+      hard_delete: z.boolean().default(false),
+    });
+    for (const prefix of ["/v1/platform", "/platform"]) {
+      app.post(
+        `${prefix}/datasets/examples/delete`,
+        { schema: { hide: true, body: HardDelete } },
+        async (request) => {
+          await datasets.removeExamples(
+            requireApiCaller(request),
+            request.body.example_ids,
+            request.body.hard_delete,
+          );
+          return {};
+        },
+      );
+    }
+
     const ExamplesQuery = z.object({
       dataset: Uuid.optional(),
       id: CsvList.pipe(z.array(Uuid).max(1000)).optional(),

@@ -175,22 +175,23 @@ export class SqlDatasetStore implements DatasetStore {
     return rows.map((row) => parseObject(row.metadata));
   }
 
-  async removeExample(tenantId: string, id: string, at: string): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .selectFrom("tracing_examples")
-        .selectAll()
-        .where("tenant_id", "=", tenantId)
-        .where("id", "=", id)
-        .executeTakeFirst();
-      if (!row) return false;
-      await trx
-        .deleteFrom("tracing_examples")
-        .where("tenant_id", "=", tenantId)
-        .where("id", "=", id)
-        .execute();
-      await recordVersions(trx, [exampleOf(row)], at);
-      return true;
+  async removeExamples(examples: Example[], at: string, purge: boolean): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < examples.length; i += CHUNK) {
+        const chunk = examples.slice(i, i + CHUNK);
+        for (const table of ["tracing_examples", "tracing_example_versions"] as const) {
+          if (table === "tracing_example_versions" && !purge) continue;
+          for (const tenantId of new Set(chunk.map((e) => e.tenant_id))) {
+            const ids = chunk.filter((e) => e.tenant_id === tenantId).map((e) => e.id);
+            await trx
+              .deleteFrom(table)
+              .where("tenant_id", "=", tenantId)
+              .where(table === "tracing_examples" ? "id" : "example_id", "in", ids)
+              .execute();
+          }
+        }
+      }
+      if (!purge) await recordVersions(trx, examples, at);
     });
   }
 
