@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "langsmith";
+import { evaluate } from "langsmith/evaluation";
 import { ADMIN_KEY } from "./helpers.js";
 import { collect, type SdkPlane, STORAGES, sdkClient, sdkPlane } from "./sdk-plane.js";
 
@@ -454,6 +455,52 @@ for (const storage of STORAGES) {
       assert.deepEqual(await list(), [keep.id]);
       const bad = await call("DELETE", "/examples?example_ids=nope");
       assert.equal(bad.status, 422);
+    });
+
+    it("evaluate() over a split and over a tagged version of an edited dataset", async () => {
+      const dataset = await ls.createDataset(`eval-${randomUUID().slice(0, 8)}`);
+      const [a, b] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "a" }, { q: "b" }, { q: "c" }],
+        outputs: [{ answer: "A" }, { answer: "B" }, { answer: "C" }],
+        splits: ["test", "test", "train"],
+      });
+      assert.ok(a && b);
+      await ls.updateDatasetTag({ datasetId: dataset.id, asOf: a.modified_at ?? "", tag: "v1" });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // An edit after the tag: the reference answer of `b` changes, so only the tagged run scores 1.
+      await ls.updateExample({ id: b.id, dataset_id: dataset.id, outputs: { answer: "wrong" } });
+      const target = async (inputs: Record<string, unknown>) => ({ answer: String(inputs.q).toUpperCase() });
+      const exact = ({
+        outputs,
+        referenceOutputs,
+      }: {
+        outputs?: Record<string, unknown>;
+        referenceOutputs?: Record<string, unknown>;
+      }) => ({ key: "exact", score: outputs?.answer === referenceOutputs?.answer ? 1 : 0 });
+      const scores = async (data: AsyncIterable<unknown>) => {
+        const results = await evaluate(target, {
+          data: data as never,
+          evaluators: [exact],
+          client: ls,
+          maxConcurrency: 2,
+        });
+        await ls.awaitPendingTraceBatches();
+        return results.results
+          .map((r) => [(r.example.inputs as { q: string }).q, r.evaluationResults.results[0]?.score])
+          .sort();
+      };
+      assert.deepEqual(await scores(ls.listExamples({ datasetId: dataset.id, splits: ["test"] })), [
+        ["a", 1],
+        ["b", 0],
+      ]);
+      assert.deepEqual(
+        await scores(ls.listExamples({ datasetId: dataset.id, splits: ["test"], asOf: "v1" })),
+        [
+          ["a", 1],
+          ["b", 1],
+        ],
+      );
     });
 
     it("another workspace can neither edit nor see a dataset's examples and splits (404)", async () => {
