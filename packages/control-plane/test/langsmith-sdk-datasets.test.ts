@@ -548,6 +548,17 @@ for (const storage of STORAGES) {
         (await collect(stranger.listExamples({ datasetId: theirs.id, exampleIds: [example.id] }))).length,
         0,
       );
+      // Ids are unique across workspaces: taking one is a conflict, never a 500 or a takeover.
+      await assert.rejects(
+        stranger.createExamples({ datasetId: theirs.id, inputs: [{ q: "copy" }], exampleIds: [example.id] }),
+        status(409),
+      );
+      const clash = await fetch(`${sp.base}/datasets`, {
+        method: "POST",
+        headers: { "x-api-key": other.key, "content-type": "application/json" },
+        body: JSON.stringify({ id: dataset.id, name: `clash-${randomUUID().slice(0, 8)}` }),
+      });
+      assert.equal(clash.status, 409);
       const mine = await ls.readExample(example.id);
       assert.deepEqual(mine.inputs, { q: "secret" });
       assert.deepEqual(mine.metadata, { dataset_split: ["train"] });

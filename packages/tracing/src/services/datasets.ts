@@ -74,7 +74,11 @@ export class DatasetService {
       created_at: now,
       modified_at: now,
     };
-    await this.storage.datasets.create(dataset);
+    // Also a name taken since the check above (the unique index), or an id taken anywhere.
+    if (!(await this.storage.datasets.create(dataset)))
+      throw new ConflictError(
+        `Dataset ${JSON.stringify(input.name.slice(0, 100))} or its id already exists.`,
+      );
     return { ...dataset, example_count: 0 };
   }
 
@@ -122,7 +126,8 @@ export class DatasetService {
       ...(change.metadata !== undefined ? { metadata: change.metadata } : {}),
       modified_at: after(current.modified_at, new Date().toISOString()),
     };
-    await this.storage.datasets.update(next);
+    if (!(await this.storage.datasets.update(next)))
+      throw new ConflictError(`Dataset ${JSON.stringify(next.name.slice(0, 100))} already exists.`);
     return { ...next, example_count };
   }
 
@@ -178,7 +183,9 @@ export class DatasetService {
       }
       ids.add(example.id);
     }
-    await this.storage.datasets.addExamples(examples);
+    // An id taken in another workspace (ids are unique across them) or since the check above.
+    if (!(await this.storage.datasets.addExamples(examples)))
+      throw new ConflictError("An example with one of these ids already exists.");
     return examples;
   }
 

@@ -37,7 +37,8 @@ export interface ExampleFilter {
 
 /** Datasets and their examples. */
 export interface DatasetStore {
-  create(dataset: Dataset): Promise<Dataset>;
+  /** Stores a new dataset; false when the workspace has one of that name (or that id). */
+  create(dataset: Dataset): Promise<boolean>;
   get(tenantId: string, id: string): Promise<Dataset | undefined>;
   list(
     tenantId: string,
@@ -51,10 +52,12 @@ export interface DatasetStore {
       offset: number;
     },
   ): Promise<Array<Dataset & { example_count: number }>>;
-  update(dataset: Dataset): Promise<void>;
+  /** Rewrites a dataset's fields; false when another dataset of the workspace has its name. */
+  update(dataset: Dataset): Promise<boolean>;
   /** Removes the dataset and its examples. */
   remove(tenantId: string, id: string): Promise<boolean>;
-  addExamples(examples: Example[]): Promise<void>;
+  /** Stores new examples together; false (none stored) when an id is taken, in any workspace. */
+  addExamples(examples: Example[]): Promise<boolean>;
   getExample(tenantId: string, id: string): Promise<Example | undefined>;
   listExamples(tenantId: string, filter: ExampleFilter): Promise<Example[]>;
   /** The examples of these ids (any order; missing ones left out). */

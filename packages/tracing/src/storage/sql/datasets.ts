@@ -22,9 +22,14 @@ export class SqlDatasetStore implements DatasetStore {
     this.jsonContains = jsonContainsOf(dialect);
   }
 
-  async create(dataset: Dataset): Promise<Dataset> {
-    await this.db.insertInto("tracing_datasets").values(datasetRow(dataset)).execute();
-    return dataset;
+  async create(dataset: Dataset): Promise<boolean> {
+    try {
+      await this.db.insertInto("tracing_datasets").values(datasetRow(dataset)).execute();
+      return true;
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async get(tenantId: string, id: string): Promise<Dataset | undefined> {
@@ -70,14 +75,20 @@ export class SqlDatasetStore implements DatasetStore {
     return rows.map((row) => ({ ...datasetOf(row), example_count: Number(row.example_count ?? 0) }));
   }
 
-  async update(dataset: Dataset): Promise<void> {
+  async update(dataset: Dataset): Promise<boolean> {
     const { tenant_id, id, created_at: _c, ...row } = datasetRow(dataset);
-    await this.db
-      .updateTable("tracing_datasets")
-      .set(row)
-      .where("tenant_id", "=", tenant_id)
-      .where("id", "=", id)
-      .execute();
+    try {
+      await this.db
+        .updateTable("tracing_datasets")
+        .set(row)
+        .where("tenant_id", "=", tenant_id)
+        .where("id", "=", id)
+        .execute();
+      return true;
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async remove(tenantId: string, id: string): Promise<boolean> {
@@ -95,16 +106,22 @@ export class SqlDatasetStore implements DatasetStore {
     });
   }
 
-  async addExamples(examples: Example[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < examples.length; i += CHUNK) {
-        await trx
-          .insertInto("tracing_examples")
-          .values(examples.slice(i, i + CHUNK).map(exampleRow))
-          .execute();
-      }
-      await recordVersions(trx, examples);
-    });
+  async addExamples(examples: Example[]): Promise<boolean> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < examples.length; i += CHUNK) {
+          await trx
+            .insertInto("tracing_examples")
+            .values(examples.slice(i, i + CHUNK).map(exampleRow))
+            .execute();
+        }
+        await recordVersions(trx, examples);
+      });
+      return true;
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async getExample(tenantId: string, id: string): Promise<Example | undefined> {
@@ -178,15 +195,21 @@ export class SqlDatasetStore implements DatasetStore {
   async removeExamples(examples: Example[], at: string, purge: boolean): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       for (let i = 0; i < examples.length; i += CHUNK) {
-        const chunk = examples.slice(i, i + CHUNK);
-        for (const table of ["tracing_examples", "tracing_example_versions"] as const) {
-          if (table === "tracing_example_versions" && !purge) continue;
-          for (const tenantId of new Set(chunk.map((e) => e.tenant_id))) {
-            const ids = chunk.filter((e) => e.tenant_id === tenantId).map((e) => e.id);
+        for (const tenantId of new Set(examples.slice(i, i + CHUNK).map((e) => e.tenant_id))) {
+          const ids = examples
+            .slice(i, i + CHUNK)
+            .filter((e) => e.tenant_id === tenantId)
+            .map((e) => e.id);
+          await trx
+            .deleteFrom("tracing_examples")
+            .where("tenant_id", "=", tenantId)
+            .where("id", "in", ids)
+            .execute();
+          if (purge) {
             await trx
-              .deleteFrom(table)
+              .deleteFrom("tracing_example_versions")
               .where("tenant_id", "=", tenantId)
-              .where(table === "tracing_examples" ? "id" : "example_id", "in", ids)
+              .where("example_id", "in", ids)
               .execute();
           }
         }
