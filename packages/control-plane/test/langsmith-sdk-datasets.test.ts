@@ -503,6 +503,101 @@ for (const storage of STORAGES) {
       );
     });
 
+    it("hostile input to the editing routes is a 4xx, never a 5xx", async () => {
+      const dataset = await ls.createDataset(`hostile-${randomUUID().slice(0, 8)}`);
+      const [example] = await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] });
+      const id = example?.id ?? "";
+      const odd = [null, true, 0, -1, 1e308, "", "x".repeat(5000), [], {}, [null], { "": { "\u0000": [] } }];
+      const requests: Array<[string, string, unknown]> = [];
+      const ds = `/datasets/${dataset.id}`;
+      const bulk = `/v1/platform/datasets/${dataset.id}/examples/metadata`;
+      for (const v of odd) {
+        requests.push(
+          ["PATCH", ds, { name: v }],
+          ["PATCH", ds, { description: v }],
+          ["PATCH", ds, { metadata: v }],
+        );
+        requests.push(["PATCH", ds, v]);
+        requests.push(["PUT", `${ds}/splits`, { split_name: v, examples: [id] }]);
+        requests.push(["PUT", `${ds}/splits`, { split_name: "s", examples: v }]);
+        requests.push(
+          ["PUT", `${ds}/tags`, { as_of: v, tag: "t" }],
+          ["PUT", `${ds}/tags`, { as_of: "2024-01-01", tag: v }],
+        );
+        requests.push([
+          "PATCH",
+          bulk,
+          { example_ids: [id], operations: [{ key: v, operation: "SET", value: v }] },
+        ]);
+        requests.push([
+          "PATCH",
+          bulk,
+          { example_ids: [id], operations: [{ key: "k", operation: "ARRAY_ADD", values: v }] },
+        ]);
+        requests.push([
+          "PATCH",
+          bulk,
+          { example_ids: v, operations: [{ key: "k", operation: "SET", value: 1 }] },
+        ]);
+        requests.push(["PATCH", bulk, { example_ids: [id], operations: v }]);
+        requests.push(["POST", "/v1/platform/datasets/examples/delete", { example_ids: v, hard_delete: v }]);
+        const q = encodeURIComponent(typeof v === "string" ? v : JSON.stringify(v));
+        for (const param of ["metadata", "splits", "as_of", "id", "limit", "offset"]) {
+          requests.push(["GET", `/examples?dataset=${dataset.id}&${param}=${q}`, undefined]);
+        }
+        requests.push(
+          ["GET", `${ds}/version?as_of=${q}`, undefined],
+          ["GET", `${ds}/version?tag=${q}`, undefined],
+        );
+        requests.push(["GET", `${ds}/versions/diff?from_version=${q}&to_version=${q}`, undefined]);
+        requests.push(
+          ["GET", `${ds}/splits?as_of=${q}`, undefined],
+          ["GET", `/datasets?metadata=${q}`, undefined],
+        );
+        requests.push(["DELETE", `/examples?example_ids=${q}`, undefined]);
+      }
+      for (const [method, path, body] of requests) {
+        const res = await call(method, path, body);
+        assert.ok(
+          res.status < 500,
+          `${method} ${path} ${JSON.stringify(body)?.slice(0, 200)} → ${res.status}`,
+        );
+      }
+      // Multipart bodies the SDK would not send.
+      const raw = async (body: string, type = "multipart/form-data; boundary=b") =>
+        (
+          await fetch(`${sp.base}/v1/platform/datasets/${dataset.id}/examples`, {
+            method: "PATCH",
+            headers: { "x-api-key": ADMIN_KEY, "content-type": type },
+            body,
+          })
+        ).status;
+      assert.equal(await raw("--b--"), 200); // no parts: nothing to change
+      for (const body of [
+        "",
+        "garbage",
+        `--b\r\nContent-Disposition: form-data; name="${id}"\r\n\r\n{"split": [1]}\r\n--b--`,
+        `--b\r\nContent-Disposition: form-data; name="${id}.inputs"\r\n\r\nnot json\r\n--b--`,
+        `--b\r\nContent-Disposition: form-data; name="${id}"\r\n\r\n"str"\r\n--b--`,
+        `--b\r\nContent-Disposition: form-data; name="${id}.attachments_operations"\r\n\r\n{}\r\n--b--`,
+      ]) {
+        const code = await raw(body);
+        assert.ok(code >= 400 && code < 500, `${body} → ${code}`);
+      }
+      assert.deepEqual((await ls.readExample(id)).inputs, { q: 1 });
+      // U+0000 in metadata: PostgreSQL's jsonb (which filters read) cannot hold it, so it is refused.
+      await assert.rejects(
+        ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 2 }], metadata: [{ k: "a\u0000b" }] }),
+        status(400),
+      );
+      await assert.rejects(ls.updateExample({ id, dataset_id: dataset.id, split: "s\u0000" }), status(400));
+      await assert.rejects(
+        ls.updateDataset({ datasetId: dataset.id, metadata: { "k\u0000": 1 } } as never),
+        status(400),
+      );
+      assert.deepEqual(await ls.listDatasetSplits({ datasetId: dataset.id }), ["base"]);
+    });
+
     it("another workspace can neither edit nor see a dataset's examples and splits (404)", async () => {
       const dataset = await ls.createDataset(`iso-${randomUUID().slice(0, 8)}`);
       const [example] = await ls.createExamples({

@@ -10,6 +10,7 @@ const MAX_DEPTH = 20;
 export function filterProblem(value: unknown): string | null {
   let nodes = 0;
   const walk = (v: unknown, depth: number): string | null => {
+    if (typeof v === "string" && v.includes("\u0000")) return NUL_MESSAGE;
     if (++nodes > MAX_NODES) return `A metadata filter holds at most ${MAX_NODES} values.`;
     if (depth > MAX_DEPTH) return "The metadata filter nests too deeply.";
     if (Array.isArray(v)) {
@@ -19,6 +20,7 @@ export function filterProblem(value: unknown): string | null {
       }
     } else if (typeof v === "object" && v !== null) {
       for (const [key, inner] of Object.entries(v)) {
+        if (key.includes("\u0000")) return NUL_MESSAGE;
         if (/["\\]/.test(key))
           return `Metadata filter keys may not contain '"' or '\\' (${key.slice(0, 50)}).`;
         const problem = walk(inner, depth + 1);
@@ -28,4 +30,17 @@ export function filterProblem(value: unknown): string | null {
     return null;
   };
   return walk(value, 0);
+}
+
+/** PostgreSQL's jsonb, which metadata filters read, cannot hold U+0000 (even escaped in JSON). */
+export const NUL_MESSAGE = "Metadata must not contain NUL characters (\\u0000).";
+
+/** Whether a key or string anywhere in `value` holds U+0000 (metadata refuses it on write). */
+export function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value).some(([k, v]) => k.includes("\u0000") || holdsNul(v));
+  }
+  return false;
 }

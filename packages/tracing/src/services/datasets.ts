@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { holdsNul, NUL_MESSAGE } from "../domain/metadata-filter.js";
 import type { Dataset, Example } from "../domain/sdk-types.js";
 import {
   applyOperations,
@@ -36,6 +37,12 @@ export interface ExampleUpdate {
   split?: string | string[] | undefined;
 }
 
+/** Metadata as stored: filters read it as PostgreSQL jsonb, which refuses U+0000 (a 400 here). */
+function checked<T>(metadata: T): T {
+  if (holdsNul(metadata)) throw new BadRequestError(NUL_MESSAGE);
+  return metadata;
+}
+
 /** A time strictly after `previous` (ISO), so each change moves `modified_at`. */
 function after(previous: string, now: string): string {
   return now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
@@ -70,7 +77,7 @@ export class DatasetService {
       name: input.name,
       description: input.description ?? null,
       data_type: input.data_type ?? "kv",
-      metadata: input.metadata ?? null,
+      metadata: checked(input.metadata ?? null),
       created_at: now,
       modified_at: now,
     };
@@ -123,7 +130,7 @@ export class DatasetService {
       ...dataset,
       ...(change.name !== undefined ? { name: change.name } : {}),
       ...(change.description !== undefined ? { description: change.description } : {}),
-      ...(change.metadata !== undefined ? { metadata: change.metadata } : {}),
+      ...(change.metadata !== undefined ? { metadata: checked(change.metadata) } : {}),
       modified_at: after(current.modified_at, new Date().toISOString()),
     };
     if (!(await this.storage.datasets.update(next)))
@@ -170,7 +177,7 @@ export class DatasetService {
         dataset_id: datasetId,
         inputs: fields,
         outputs: outputs ?? null,
-        metadata: withSplits(input.metadata, input.split),
+        metadata: checked(withSplits(input.metadata, input.split)),
         source_run_id: input.source_run_id ?? null,
         created_at: input.created_at ?? now,
         modified_at: now,
@@ -239,7 +246,7 @@ export class DatasetService {
         ...example,
         ...(update.inputs !== undefined ? { inputs: update.inputs } : {}),
         ...(update.outputs !== undefined ? { outputs: update.outputs } : {}),
-        metadata: withSplits(metadata, update.split),
+        metadata: checked(withSplits(metadata, update.split)),
         modified_at: after(example.modified_at, now),
       });
     }
@@ -269,7 +276,7 @@ export class DatasetService {
       if (!example || changed.has(id)) continue;
       changed.set(id, {
         ...example,
-        metadata: applyOperations(example.metadata, operations),
+        metadata: checked(applyOperations(example.metadata, operations)),
         modified_at: after(example.modified_at, now),
       });
     }
