@@ -45,7 +45,7 @@ export function applyOperations(
   const out = { ...(metadata ?? {}) };
   for (const op of operations) {
     if (op.operation === "SET") {
-      out[op.key] = op.value;
+      out[op.key] = op.value === undefined ? null : op.value;
       continue;
     }
     const current = out[op.key];
