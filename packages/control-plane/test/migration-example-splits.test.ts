@@ -54,8 +54,8 @@ async function backfills(
   );
 }
 
-describe("migration 0041_tracing_example_splits", () => {
-  it("SQLite: examples without a split get the base split", async () => {
+describe("migrations 0041_tracing_example_splits and 0042_tracing_dataset_versions", () => {
+  it("SQLite: examples without a split get the base split; each is its dataset's first version", async () => {
     const temp = makeTempDir("berth-migration-");
     const db = new Kysely<unknown>({
       dialect: new SqliteDialect({ database: openSqliteFile(path.join(temp.dir, "cp.sqlite")) }),
@@ -68,7 +68,9 @@ describe("migration 0041_tracing_example_splits", () => {
     }
   });
 
-  it("PostgreSQL: examples without a split get the base split", { skip: !TEST_DATABASE_URL }, async () => {
+  it("PostgreSQL: examples without a split get the base split; each is its dataset's first version", {
+    skip: !TEST_DATABASE_URL,
+  }, async () => {
     const url = TEST_DATABASE_URL ?? "";
     const schema = await freshSchema(url);
     const db = new Kysely<unknown>({
