@@ -5,6 +5,7 @@ import type { TracingAuth, TracingCaller } from "../ports.js";
 import type { TraceIngestQueue } from "../services/trace-ingest.js";
 import type { TracingService } from "../services/tracing.js";
 import { datasetRoutes } from "./routes/datasets.js";
+import { exampleRoutes } from "./routes/examples.js";
 import { feedbackRoutes } from "./routes/feedback.js";
 import { infoRoutes } from "./routes/info.js";
 import { ingestRoutes, registerParsers } from "./routes/langsmith-ingest.js";
@@ -77,6 +78,7 @@ export function langsmithRoutes(
     await app.register(priceRoutes(deps.tracing.storage));
     await app.register(feedbackRoutes(deps.tracing.feedback));
     await app.register(datasetRoutes(deps.tracing.datasets));
+    await app.register(exampleRoutes(deps.tracing.datasets));
     await app.register(shareRoutes(deps.tracing, mount.v2));
     if (mount.v2) {
       await app.register(runsV2Routes(deps.tracing), { prefix: "/api/v2" });

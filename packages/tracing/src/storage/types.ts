@@ -1,7 +1,14 @@
 import type { RunFilter } from "../domain/run-filter.js";
 import type { RunStatus, RunWrite, TraceRun } from "../domain/tracing.js";
 import type { TracingProject } from "../domain/types.js";
-import type { DatasetStore, FeedbackStore, PriceStore, ShareStore, UsageRow } from "./sdk-types.js";
+import type {
+  DatasetStore,
+  DatasetVersionStore,
+  FeedbackStore,
+  PriceStore,
+  ShareStore,
+  UsageRow,
+} from "./sdk-types.js";
 
 /** Tracing projects (kept when their deployment is deleted, unless asked otherwise). */
 export interface TracingProjectStore {
@@ -163,6 +170,7 @@ export interface TracingStorage {
   traces: TraceStore;
   feedback: FeedbackStore;
   datasets: DatasetStore;
+  datasetVersions: DatasetVersionStore;
   prices: PriceStore;
   shares: ShareStore;
 }

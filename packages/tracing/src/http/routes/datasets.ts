@@ -1,16 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { Dataset, Example } from "../../domain/sdk-types.js";
-import { BadRequestError } from "../../errors.js";
-import type { DatasetService, ExampleInput } from "../../services/datasets.js";
-import { boundaryOf, parseMultipart } from "../multipart.js";
+import type { Dataset } from "../../domain/sdk-types.js";
+import type { DatasetService } from "../../services/datasets.js";
+import { SplitName } from "../example-parts.js";
 import { requireApiCaller } from "../plugin.js";
-import { CsvList, Uuid } from "../query.js";
-
-const Page = {
-  limit: z.coerce.number().int().min(1).max(100).default(100),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
-};
+import { AsOf, CsvList, JsonFilter, Page, Uuid } from "../query.js";
 
 const DatasetBody = z.object({
   id: Uuid.optional(),
@@ -40,62 +34,29 @@ function datasetToLangSmith(d: Dataset & { example_count: number }) {
   };
 }
 
-function exampleToLangSmith(e: Example) {
-  return {
-    id: e.id,
-    dataset_id: e.dataset_id,
-    inputs: e.inputs,
-    outputs: e.outputs,
-    metadata: e.metadata,
-    source_run_id: e.source_run_id,
-    created_at: e.created_at,
-    modified_at: e.modified_at,
-    runs: [],
-  };
-}
+/** What `PATCH /datasets/{id}` changes (LangSmith's DatasetUpdate, the fields Berth stores). */
+const DatasetChange = z.object({
+  name: z.string().min(1).max(1024).optional(),
+  description: z.string().max(10_000).nullish(),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+  // Stored by LangSmith, not by Berth: refused rather than dropped.
+  inputs_schema_definition: z.null().optional(),
+  outputs_schema_definition: z.null().optional(),
+  transformations: z.null().optional(),
+  patch_examples: z.null().optional(),
+});
 
-/**
- * The SDK's examples upload (`POST …/platform/datasets/{id}/examples`): parts `<id>` (created_at,
- * metadata, source_run_id, use_source_run_io), `<id>.inputs`, `<id>.outputs`; attachments are
- * refused (not stored).
- */
-function examplesOfMultipart(body: Buffer, boundary: string): ExampleInput[] {
-  const byId = new Map<string, ExampleInput>();
-  for (const part of parseMultipart(body, boundary)) {
-    const [id = "", field, ...more] = part.name.split(".");
-    if (!Uuid.safeParse(id).success || more.length > 0) {
-      throw new BadRequestError(
-        `Unknown multipart part "${part.name.slice(0, 100)}" (attachments are not stored).`,
-      );
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(part.data.toString("utf8"));
-    } catch {
-      throw new BadRequestError(`Part "${part.name.slice(0, 100)}" is not valid JSON.`);
-    }
-    const example = byId.get(id) ?? { id: id.toLowerCase() };
-    byId.set(id, example);
-    if (field === "inputs") example.inputs = value;
-    else if (field === "outputs") example.outputs = value;
-    else if (field === undefined && typeof value === "object" && value !== null) {
-      const head = value as Record<string, unknown>;
-      if (typeof head.created_at === "string") example.created_at = head.created_at;
-      if (typeof head.metadata === "object" && head.metadata !== null) {
-        example.metadata = head.metadata as Record<string, unknown>;
-      }
-      if (typeof head.source_run_id === "string") {
-        const run = Uuid.safeParse(head.source_run_id);
-        if (!run.success) throw new BadRequestError("source_run_id must be a UUID.");
-        example.source_run_id = run.data;
-      }
-      example.use_source_run_io = head.use_source_run_io === true;
-    } else throw new BadRequestError(`Unknown multipart part "${part.name.slice(0, 100)}".`);
-  }
-  return [...byId.values()];
-}
+/** A version's tag: a name that is not a time and not "latest" (both mean something else in as_of). */
+const Tag = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine(
+    (t) => t !== "latest" && !/^\d{4}-\d{2}-\d{2}/.test(t),
+    'A tag may not be "latest" or start like a date.',
+  );
 
-/** LangSmith's datasets and examples: create, read, list, delete; examples from runs. */
+/** LangSmith's datasets: create, read, list, update, delete; their splits and versions. */
 export function datasetRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
   return async (app) => {
     app.post("/datasets", { schema: { hide: true, body: DatasetBody } }, async (request) => {
@@ -115,6 +76,7 @@ export function datasetRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
       id: CsvList.pipe(z.array(Uuid).max(100)).optional(),
       name: z.string().max(1024).optional(),
       name_contains: z.string().max(1024).optional(),
+      metadata: JsonFilter.optional(),
       ...Page,
     });
     app.get("/datasets", { schema: { hide: true, querystring: ListQuery } }, async (request) => {
@@ -123,6 +85,7 @@ export function datasetRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
         ...(q.id ? { ids: q.id } : {}),
         ...(q.name !== undefined ? { name: q.name } : {}),
         ...(q.name_contains ? { nameContains: q.name_contains } : {}),
+        ...(q.metadata ? { metadata: q.metadata } : {}),
         limit: q.limit,
         offset: q.offset,
       });
@@ -142,52 +105,99 @@ export function datasetRoutes(datasets: DatasetService): FastifyPluginAsyncZod {
         return {};
       },
     );
-
-    for (const path of [
-      "/v1/platform/datasets/:dataset_id/examples",
-      "/platform/datasets/:dataset_id/examples",
-    ]) {
-      app.post(path, { schema: { hide: true, params: DatasetParams } }, async (request) => {
-        const body = request.body as { multipart?: Buffer } | undefined;
-        const boundary = boundaryOf(String(request.headers["content-type"] ?? ""));
-        if (!body?.multipart || !boundary)
-          throw new BadRequestError("Send multipart/form-data with a boundary.");
-        const added = await datasets.addExamples(
-          requireApiCaller(request),
-          request.params.dataset_id,
-          examplesOfMultipart(body.multipart, boundary),
+    app.patch(
+      "/datasets/:dataset_id",
+      { schema: { hide: true, params: DatasetParams, body: DatasetChange } },
+      async (request) => {
+        const b = request.body;
+        return datasetToLangSmith(
+          await datasets.update(requireApiCaller(request), request.params.dataset_id, {
+            name: b.name,
+            description: b.description,
+            metadata: b.metadata,
+          }),
         );
-        return { example_ids: added.map((e) => e.id), count: added.length };
-      });
-    }
-
-    const ExamplesQuery = z.object({
-      dataset: Uuid.optional(),
-      id: CsvList.pipe(z.array(Uuid).max(100)).optional(),
-      ...Page,
-    });
-    app.get("/examples", { schema: { hide: true, querystring: ExamplesQuery } }, async (request) => {
-      const q = request.query;
-      const list = await datasets.listExamples(requireApiCaller(request), {
-        ...(q.dataset ? { datasetId: q.dataset } : {}),
-        ...(q.id ? { ids: q.id } : {}),
-        limit: q.limit,
-        offset: q.offset,
-      });
-      return list.map(exampleToLangSmith);
-    });
-
-    const ExampleParams = z.object({ example_id: Uuid });
-    app.get("/examples/:example_id", { schema: { hide: true, params: ExampleParams } }, async (request) =>
-      exampleToLangSmith(await datasets.example(requireApiCaller(request), request.params.example_id)),
+      },
     );
 
-    app.delete(
-      "/examples/:example_id",
-      { schema: { hide: true, params: ExampleParams } },
+    const SplitsQuery = z.object({ as_of: AsOf.optional() });
+    app.get(
+      "/datasets/:dataset_id/splits",
+      { schema: { hide: true, params: DatasetParams, querystring: SplitsQuery } },
+      async (request) =>
+        datasets.splits(requireApiCaller(request), request.params.dataset_id, request.query.as_of),
+    );
+
+    // Versions: each change of examples makes one, named by its time; tags name them.
+    const VersionQuery = z.object({ as_of: AsOf.optional(), tag: Tag.optional() });
+    app.get(
+      "/datasets/:dataset_id/version",
+      { schema: { hide: true, params: DatasetParams, querystring: VersionQuery } },
+      async (request) =>
+        datasets.versions.read(requireApiCaller(request), request.params.dataset_id, {
+          ...(request.query.as_of !== undefined ? { asOf: request.query.as_of } : {}),
+          ...(request.query.tag !== undefined ? { tag: request.query.tag } : {}),
+        }),
+    );
+
+    const VersionsQuery = z.object({ search: z.string().max(1024).optional(), ...Page });
+    app.get(
+      "/datasets/:dataset_id/versions",
+      { schema: { hide: true, params: DatasetParams, querystring: VersionsQuery } },
+      async (request) =>
+        datasets.versions.list(requireApiCaller(request), request.params.dataset_id, request.query),
+    );
+
+    const DiffQuery = z.object({ from_version: AsOf, to_version: AsOf });
+    app.get(
+      "/datasets/:dataset_id/versions/diff",
+      { schema: { hide: true, params: DatasetParams, querystring: DiffQuery } },
+      async (request) =>
+        datasets.versions.diff(
+          requireApiCaller(request),
+          request.params.dataset_id,
+          request.query.from_version,
+          request.query.to_version,
+        ),
+    );
+
+    const TagBody = z.object({ as_of: AsOf, tag: Tag });
+    app.put(
+      "/datasets/:dataset_id/tags",
+      { schema: { hide: true, params: DatasetParams, body: TagBody } },
+      async (request) =>
+        datasets.versions.tag(
+          requireApiCaller(request),
+          request.params.dataset_id,
+          request.body.as_of,
+          request.body.tag,
+        ),
+    );
+
+    // The SDK's former way to add examples to a split or take them out (newer SDKs fall back to it).
+    const SplitsChange = z.object({
+      split_name: SplitName,
+      examples: z.array(Uuid).max(10_000),
+      remove: z.boolean().default(false),
+    });
+    app.put(
+      "/datasets/:dataset_id/splits",
+      { schema: { hide: true, params: DatasetParams, body: SplitsChange } },
       async (request) => {
-        await datasets.removeExample(requireApiCaller(request), request.params.example_id);
-        return {};
+        const b = request.body;
+        const statuses = await datasets.updateExampleMetadata(
+          requireApiCaller(request),
+          request.params.dataset_id,
+          b.examples,
+          [
+            {
+              key: "dataset_split",
+              operation: b.remove ? "ARRAY_REMOVE" : "ARRAY_ADD",
+              values: [b.split_name],
+            },
+          ],
+        );
+        return statuses.filter((s) => s.status === "UPDATED").map((s) => s.id);
       },
     );
   };

@@ -34,7 +34,7 @@ export function infoRoutes(deps: LangSmithDeps): FastifyPluginAsyncZod {
         zstd_compression_enabled: false,
         // The SDK creates examples only through the multipart upload.
         dataset_examples_multipart_enabled: true,
-        examples_multipart_enabled: false,
+        examples_multipart_enabled: true,
         // Both run query APIs are served: /runs/query (v1) and /api/v2/runs/query.
         ch_query_enabled: true,
         sdb_query_enabled: true,

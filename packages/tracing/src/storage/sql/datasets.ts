@@ -1,7 +1,10 @@
 import type { SqlDialect } from "@berth-platform/server-kit";
 import type { Kysely, Selectable } from "kysely";
 import type { Dataset, Example } from "../../domain/sdk-types.js";
-import type { DatasetStore } from "../sdk-types.js";
+import { SPLIT_KEY } from "../../domain/splits.js";
+import type { DatasetStore, ExampleFilter } from "../sdk-types.js";
+import { recordVersions } from "./dataset-versions.js";
+import { type JsonContains, jsonContainsOf } from "./json-filter.js";
 import { parseObject } from "./projects.js";
 import { parseJsonText } from "./run-rows.js";
 import type { TracingDatasetsTable, TracingDb, TracingExamplesTable } from "./schema.js";
@@ -10,14 +13,23 @@ const CHUNK = 200;
 
 /** Datasets and examples on Kysely (SQLite or PostgreSQL). */
 export class SqlDatasetStore implements DatasetStore {
+  private readonly jsonContains: JsonContains;
+
   constructor(
     private readonly db: Kysely<TracingDb>,
     private readonly dialect: SqlDialect,
-  ) {}
+  ) {
+    this.jsonContains = jsonContainsOf(dialect);
+  }
 
-  async create(dataset: Dataset): Promise<Dataset> {
-    await this.db.insertInto("tracing_datasets").values(datasetRow(dataset)).execute();
-    return dataset;
+  async create(dataset: Dataset): Promise<boolean> {
+    try {
+      await this.db.insertInto("tracing_datasets").values(datasetRow(dataset)).execute();
+      return true;
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async get(tenantId: string, id: string): Promise<Dataset | undefined> {
@@ -32,7 +44,14 @@ export class SqlDatasetStore implements DatasetStore {
 
   async list(
     tenantId: string,
-    filter: { ids?: string[]; name?: string; nameContains?: string; limit: number; offset: number },
+    filter: {
+      ids?: string[] | undefined;
+      name?: string | undefined;
+      nameContains?: string | undefined;
+      metadata?: Record<string, unknown> | undefined;
+      limit: number;
+      offset: number;
+    },
   ): Promise<Array<Dataset & { example_count: number }>> {
     let query = this.db
       .selectFrom("tracing_datasets as d")
@@ -51,18 +70,25 @@ export class SqlDatasetStore implements DatasetStore {
     }
     if (filter.name !== undefined) query = query.where("d.name", "=", filter.name);
     if (filter.nameContains) query = query.where(this.dialect.contains("d.name", filter.nameContains, true));
+    if (filter.metadata) query = query.where(this.jsonContains("d.metadata", filter.metadata));
     const rows = await query.orderBy("d.seq", "desc").limit(filter.limit).offset(filter.offset).execute();
     return rows.map((row) => ({ ...datasetOf(row), example_count: Number(row.example_count ?? 0) }));
   }
 
-  async update(dataset: Dataset): Promise<void> {
+  async update(dataset: Dataset): Promise<boolean> {
     const { tenant_id, id, created_at: _c, ...row } = datasetRow(dataset);
-    await this.db
-      .updateTable("tracing_datasets")
-      .set(row)
-      .where("tenant_id", "=", tenant_id)
-      .where("id", "=", id)
-      .execute();
+    try {
+      await this.db
+        .updateTable("tracing_datasets")
+        .set(row)
+        .where("tenant_id", "=", tenant_id)
+        .where("id", "=", id)
+        .execute();
+      return true;
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async remove(tenantId: string, id: string): Promise<boolean> {
@@ -73,24 +99,29 @@ export class SqlDatasetStore implements DatasetStore {
         .where("id", "=", id)
         .executeTakeFirst();
       if (result.numDeletedRows === 0n) return false;
-      await trx
-        .deleteFrom("tracing_examples")
-        .where("tenant_id", "=", tenantId)
-        .where("dataset_id", "=", id)
-        .execute();
+      for (const table of ["tracing_examples", "tracing_example_versions", "tracing_dataset_tags"] as const) {
+        await trx.deleteFrom(table).where("tenant_id", "=", tenantId).where("dataset_id", "=", id).execute();
+      }
       return true;
     });
   }
 
-  async addExamples(examples: Example[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < examples.length; i += CHUNK) {
-        await trx
-          .insertInto("tracing_examples")
-          .values(examples.slice(i, i + CHUNK).map(exampleRow))
-          .execute();
-      }
-    });
+  async addExamples(examples: Example[]): Promise<boolean> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < examples.length; i += CHUNK) {
+          await trx
+            .insertInto("tracing_examples")
+            .values(examples.slice(i, i + CHUNK).map(exampleRow))
+            .execute();
+        }
+        await recordVersions(trx, examples);
+      });
+      return true;
+    } catch (error) {
+      if (this.dialect.isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async getExample(tenantId: string, id: string): Promise<Example | undefined> {
@@ -103,37 +134,88 @@ export class SqlDatasetStore implements DatasetStore {
     return row ? exampleOf(row) : undefined;
   }
 
-  async listExamples(
-    tenantId: string,
-    filter: { datasetId?: string; ids?: string[]; limit: number; offset: number },
-  ): Promise<Example[]> {
+  async listExamples(tenantId: string, filter: ExampleFilter): Promise<Example[]> {
     let query = this.db.selectFrom("tracing_examples").selectAll().where("tenant_id", "=", tenantId);
     if (filter.datasetId !== undefined) query = query.where("dataset_id", "=", filter.datasetId);
     if (filter.ids) {
       if (filter.ids.length === 0) return [];
       query = query.where("id", "in", filter.ids);
     }
+    const splits = filter.splits;
+    if (splits) {
+      if (splits.length === 0) return [];
+      query = query.where((eb) =>
+        eb.or(splits.map((split) => this.jsonContains("metadata", { [SPLIT_KEY]: [split] }))),
+      );
+    }
+    if (filter.metadata) query = query.where(this.jsonContains("metadata", filter.metadata));
     const rows = await query.orderBy("seq").limit(filter.limit).offset(filter.offset).execute();
     return rows.map(exampleOf);
   }
 
-  async updateExample(example: Example): Promise<void> {
-    const { tenant_id, id, created_at: _c, ...row } = exampleRow(example);
-    await this.db
-      .updateTable("tracing_examples")
-      .set(row)
-      .where("tenant_id", "=", tenant_id)
-      .where("id", "=", id)
-      .execute();
+  async getExamples(tenantId: string, ids: string[]): Promise<Example[]> {
+    const out: Example[] = [];
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const rows = await this.db
+        .selectFrom("tracing_examples")
+        .selectAll()
+        .where("tenant_id", "=", tenantId)
+        .where("id", "in", ids.slice(i, i + CHUNK))
+        .execute();
+      out.push(...rows.map(exampleOf));
+    }
+    return out;
   }
 
-  async removeExample(tenantId: string, id: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom("tracing_examples")
+  async updateExamples(examples: Example[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const example of examples) {
+        const { inputs, outputs, metadata, modified_at } = exampleRow(example);
+        await trx
+          .updateTable("tracing_examples")
+          .set({ inputs, outputs, metadata, modified_at })
+          .where("tenant_id", "=", example.tenant_id)
+          .where("id", "=", example.id)
+          .execute();
+      }
+      await recordVersions(trx, examples);
+    });
+  }
+
+  async exampleMetadata(tenantId: string, datasetId: string): Promise<Array<Record<string, unknown> | null>> {
+    const rows = await this.db
+      .selectFrom("tracing_examples")
+      .select("metadata")
       .where("tenant_id", "=", tenantId)
-      .where("id", "=", id)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
+      .where("dataset_id", "=", datasetId)
+      .execute();
+    return rows.map((row) => parseObject(row.metadata));
+  }
+
+  async removeExamples(examples: Example[], at: string, purge: boolean): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < examples.length; i += CHUNK) {
+        for (const tenantId of new Set(examples.slice(i, i + CHUNK).map((e) => e.tenant_id))) {
+          const ids = examples
+            .slice(i, i + CHUNK)
+            .filter((e) => e.tenant_id === tenantId)
+            .map((e) => e.id);
+          await trx
+            .deleteFrom("tracing_examples")
+            .where("tenant_id", "=", tenantId)
+            .where("id", "in", ids)
+            .execute();
+          if (purge) {
+            await trx
+              .deleteFrom("tracing_example_versions")
+              .where("tenant_id", "=", tenantId)
+              .where("example_id", "in", ids)
+              .execute();
+          }
+        }
+      }
+      if (!purge) await recordVersions(trx, examples, at);
+    });
   }
 
   async exampleCount(tenantId: string, datasetId: string): Promise<number> {

@@ -1,6 +1,7 @@
 import type { SqlDialect } from "@berth-platform/server-kit";
 import type { Kysely } from "kysely";
 import type { TracingStorage } from "../types.js";
+import { SqlDatasetVersionStore } from "./dataset-versions.js";
 import { SqlDatasetStore } from "./datasets.js";
 import { SqlFeedbackStore } from "./feedback.js";
 import { SqlPriceStore, SqlShareStore } from "./prices-shares.js";
@@ -15,6 +16,7 @@ export function sqlTracingStorage(db: Kysely<TracingDb>, dialect: SqlDialect): T
     traces: new SqlTraceStore(db, dialect),
     feedback: new SqlFeedbackStore(db),
     datasets: new SqlDatasetStore(db, dialect),
+    datasetVersions: new SqlDatasetVersionStore(db, dialect),
     prices: new SqlPriceStore(db),
     shares: new SqlShareStore(db),
   };

@@ -167,6 +167,73 @@ export const tracingMigrations = (d: SqlDialect): Record<string, Migration> => (
         .execute();
     },
   },
+  "0041_tracing_example_splits": {
+    // Dataset splits (issue 30): LangSmith keeps an example's splits in `metadata.dataset_split`,
+    // ["base"] when none was given; examples stored before get the base split, so split filters
+    // and split lists read one form. Rewritten in code (JSON text on both databases), in pages.
+    async up(db: Kysely<unknown>) {
+      let after = -1;
+      for (;;) {
+        const { rows } = await sql<{ seq: number | string; metadata: string | null }>`
+          select seq, metadata from tracing_examples where seq > ${after} order by seq limit 500`.execute(db);
+        const last = rows.at(-1);
+        if (!last) return;
+        after = Number(last.seq);
+        for (const row of rows) {
+          const metadata = row.metadata ? (JSON.parse(row.metadata) as unknown) : {};
+          if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) continue;
+          if ("dataset_split" in metadata) continue;
+          const next = JSON.stringify({ ...metadata, dataset_split: ["base"] });
+          await sql`update tracing_examples set metadata = ${next} where seq = ${row.seq}`.execute(db);
+        }
+      }
+    },
+  },
+  "0042_tracing_dataset_versions": {
+    // Dataset versions (issue 30): each example's states, stamped with the version they made, and
+    // tags naming versions. Examples stored before become the first version at their modified_at.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("tracing_example_versions")
+        .addColumn("seq", d.seqType, d.seq)
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("dataset_id", "text", (c) => c.notNull())
+        .addColumn("example_id", "text", (c) => c.notNull())
+        .addColumn("version_at", "text", (c) => c.notNull())
+        .addColumn("deleted", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("inputs", "text")
+        .addColumn("outputs", "text")
+        .addColumn("metadata", "text")
+        .addColumn("source_run_id", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("modified_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("tracing_example_versions_dataset")
+        .on("tracing_example_versions")
+        .columns(["tenant_id", "dataset_id", "version_at"])
+        .execute();
+      await db.schema
+        .createIndex("tracing_example_versions_example")
+        .on("tracing_example_versions")
+        .columns(["tenant_id", "example_id", "version_at"])
+        .execute();
+      await db.schema
+        .createTable("tracing_dataset_tags")
+        .addColumn("seq", d.seqType, d.seq)
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("dataset_id", "text", (c) => c.notNull())
+        .addColumn("tag", "text", (c) => c.notNull())
+        .addColumn("as_of", "text", (c) => c.notNull())
+        .addUniqueConstraint("tracing_dataset_tags_tag", ["tenant_id", "dataset_id", "tag"])
+        .execute();
+      await sql`insert into tracing_example_versions (tenant_id, dataset_id, example_id, version_at,
+          deleted, inputs, outputs, metadata, source_run_id, created_at, modified_at)
+        select tenant_id, dataset_id, id, modified_at, 0, inputs, outputs, metadata, source_run_id,
+          created_at, modified_at
+        from tracing_examples order by seq`.execute(db);
+    },
+  },
 });
 
 /** The standalone server's migrations: the projects table, then the tracing tables. */

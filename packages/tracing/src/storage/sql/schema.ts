@@ -95,6 +95,35 @@ export interface TracingExamplesTable {
   modified_at: string;
 }
 
+/**
+ * Every state an example had (0042): one row per add, change or removal (`deleted` 1), stamped with
+ * the dataset version it made (`version_at`, the change's ISO time). A dataset's versions are its
+ * distinct stamps; its examples as of a time are each example's last row at or before it.
+ */
+export interface TracingExampleVersionsTable {
+  seq: Generated<number>;
+  tenant_id: string;
+  dataset_id: string;
+  example_id: string;
+  version_at: string;
+  deleted: number;
+  inputs: string | null;
+  outputs: string | null;
+  metadata: string | null;
+  source_run_id: string | null;
+  created_at: string;
+  modified_at: string;
+}
+
+/** Tags naming versions of a dataset (0042): one version per tag, moved by re-tagging. */
+export interface TracingDatasetTagsTable {
+  seq: Generated<number>;
+  tenant_id: string;
+  dataset_id: string;
+  tag: string;
+  as_of: string;
+}
+
 /** A workspace's model prices (0040): USD per token, the model name matched by a regex. */
 export interface TracingModelPricesTable {
   seq: Generated<number>;
@@ -124,6 +153,8 @@ export interface TracingDb {
   tracing_feedback: TracingFeedbackTable;
   tracing_datasets: TracingDatasetsTable;
   tracing_examples: TracingExamplesTable;
+  tracing_example_versions: TracingExampleVersionsTable;
+  tracing_dataset_tags: TracingDatasetTagsTable;
   tracing_model_prices: TracingModelPricesTable;
   tracing_run_shares: TracingRunSharesTable;
 }

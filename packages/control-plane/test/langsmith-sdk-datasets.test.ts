@@ -1,0 +1,663 @@
+// Editing evaluation datasets through the `langsmith` SDK (issue 30, item 2 follow-up):
+// updateDataset, updateExample(s), splits, metadata filters; isolation and bad input; on SQLite
+// and PostgreSQL.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import type { Client } from "langsmith";
+import { evaluate } from "langsmith/evaluation";
+import { ADMIN_KEY } from "./helpers.js";
+import { collect, type SdkPlane, STORAGES, sdkClient, sdkPlane } from "./sdk-plane.js";
+
+/** The SDK's error for an HTTP `code` answer. */
+const status =
+  (code: number) =>
+  (e: Error & { status?: number }): boolean =>
+    e.status === code;
+
+for (const storage of STORAGES) {
+  describe(`SDK dataset editing (${storage})`, () => {
+    let sp: SdkPlane;
+    let ls: Client;
+    /** A raw call to the API with the admin key (what the SDK does not expose). */
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${sp.base}${path}`, {
+        method,
+        headers: { "x-api-key": ADMIN_KEY, "content-type": "application/json" },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+
+    before(async () => {
+      sp = await sdkPlane(storage);
+      ls = sdkClient(sp.base);
+    });
+    after(async () => sp.close());
+
+    it("updateDataset renames, redescribes and sets metadata; answers the dataset; names stay unique", async () => {
+      const name = `edit-${randomUUID().slice(0, 8)}`;
+      const dataset = await ls.createDataset(name, { description: "first" });
+      await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] });
+      const renamed = await ls.updateDataset({
+        datasetId: dataset.id,
+        name: `${name}-2`,
+        description: "second",
+      });
+      assert.equal(renamed.id, dataset.id);
+      assert.equal(renamed.name, `${name}-2`);
+      assert.equal(renamed.description, "second");
+      assert.equal(renamed.example_count, 1);
+      assert.ok(renamed.modified_at > dataset.modified_at, `${renamed.modified_at} > ${dataset.modified_at}`);
+      const byName = await ls.readDataset({ datasetName: `${name}-2` });
+      assert.equal(byName.id, dataset.id);
+      assert.equal(byName.description, "second");
+      // By name, and the metadata LangSmith's DatasetUpdate carries.
+      const tagged = await ls.updateDataset({
+        datasetName: `${name}-2`,
+        metadata: { owner: "evals", tier: 2 },
+      } as never);
+      assert.deepEqual((tagged as { metadata?: unknown }).metadata, { owner: "evals", tier: 2 });
+      assert.equal(tagged.description, "second");
+      const found = await collect(ls.listDatasets({ metadata: { owner: "evals" } }));
+      assert.deepEqual(
+        found.map((d) => d.id),
+        [dataset.id],
+      );
+      assert.equal((await collect(ls.listDatasets({ metadata: { owner: "other" } }))).length, 0);
+      const other = await ls.createDataset(`${name}-other`);
+      await assert.rejects(ls.updateDataset({ datasetId: other.id, name: `${name}-2` }), status(409));
+      await assert.rejects(ls.updateDataset({ datasetId: other.id, name: "" }), status(422));
+      await assert.rejects(ls.updateDataset({ datasetId: randomUUID(), name: "x" }), status(404));
+      const badSchema = await call("PATCH", `/datasets/${dataset.id}`, {
+        inputs_schema_definition: { type: "object" },
+      });
+      assert.equal(badSchema.status, 422);
+      assert.ok(Array.isArray(((await badSchema.json()) as { detail: unknown }).detail));
+    });
+
+    it("updateExample / updateExamples change inputs, outputs, metadata and split; modified_at moves", async () => {
+      const dataset = await ls.createDataset(`upd-${randomUUID().slice(0, 8)}`);
+      const [a, b, c] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "a" }, { q: "b" }, { q: "c" }],
+        outputs: [{ answer: "A" }, { answer: "B" }, { answer: "C" }],
+        metadata: [{ source: "seed" }, { source: "seed" }, { source: "seed" }],
+      });
+      assert.ok(a && b && c);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const response = (await ls.updateExample({
+        id: a.id,
+        inputs: { q: "a2" },
+        outputs: { answer: "A2" },
+        metadata: { source: "edited" },
+        split: "test",
+      })) as { count: number; example_ids: string[] };
+      assert.deepEqual(response, { example_ids: [a.id], count: 1 });
+      const a2 = await ls.readExample(a.id);
+      assert.deepEqual(a2.inputs, { q: "a2" });
+      assert.deepEqual(a2.outputs, { answer: "A2" });
+      assert.deepEqual(a2.metadata, { source: "edited", dataset_split: ["test"] });
+      assert.ok((a2.modified_at ?? "") > (a.modified_at ?? ""), `${a2.modified_at} > ${a.modified_at}`);
+      assert.equal(a2.created_at, a.created_at);
+      // The deprecated (id, update) form; what is not sent stays (here the split and outputs).
+      await ls.updateExample(a.id, { inputs: { q: "a3" } });
+      const a3 = await ls.readExample(a.id);
+      assert.deepEqual(a3.inputs, { q: "a3" });
+      assert.deepEqual(a3.outputs, { answer: "A2" });
+      assert.deepEqual(a3.metadata, { source: "edited", dataset_split: ["test"] });
+      // Several at once, the dataset named in the update.
+      await ls.updateExamples([
+        { id: b.id, dataset_id: dataset.id, metadata: { source: "bulk" } },
+        { id: c.id, dataset_id: dataset.id, split: ["train", "test"] },
+      ]);
+      const [b2, c2] = await Promise.all([ls.readExample(b.id), ls.readExample(c.id)]);
+      assert.deepEqual(b2.metadata, { source: "bulk", dataset_split: ["base"] });
+      assert.deepEqual(c2.metadata, { source: "seed", dataset_split: ["train", "test"] });
+      assert.deepEqual(c2.inputs, { q: "c" });
+
+      // Through an endpoint ending in /api/v1 the SDK uses /platform/… without /v1.
+      const v1 = sdkClient(`${sp.base}/api/v1`);
+      await v1.updateExample({ id: b.id, dataset_id: dataset.id, outputs: { answer: "B!" } });
+      assert.deepEqual((await ls.readExample(b.id)).outputs, { answer: "B!" });
+    });
+
+    it("example updates: another dataset's example or a missing one is a 404 and nothing changes; attachments and bad parts are 400", async () => {
+      const dataset = await ls.createDataset(`upd-bad-${randomUUID().slice(0, 8)}`);
+      const elsewhere = await ls.createDataset(`upd-else-${randomUUID().slice(0, 8)}`);
+      const [mine] = await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: "mine" }] });
+      const [theirs] = await ls.createExamples({ datasetId: elsewhere.id, inputs: [{ q: "theirs" }] });
+      assert.ok(mine && theirs);
+      await assert.rejects(
+        ls.updateExamples([
+          { id: mine.id, dataset_id: dataset.id, inputs: { q: "changed" } },
+          { id: theirs.id, dataset_id: dataset.id, inputs: { q: "moved?" } },
+        ]),
+        status(404),
+      );
+      assert.deepEqual((await ls.readExample(mine.id)).inputs, { q: "mine" });
+      assert.deepEqual((await ls.readExample(theirs.id)).inputs, { q: "theirs" });
+      await assert.rejects(
+        ls.updateExample({ id: randomUUID(), dataset_id: dataset.id, inputs: { q: 1 } }),
+        status(404),
+      );
+      await assert.rejects(
+        ls.updateExample({ id: mine.id, dataset_id: randomUUID(), inputs: { q: 1 } }),
+        status(404),
+      );
+      await assert.rejects(
+        ls.updateExample({
+          id: mine.id,
+          dataset_id: dataset.id,
+          attachments: { file: ["text/plain", new TextEncoder().encode("hi")] },
+        } as never),
+        (e: Error & { status?: number }) =>
+          e.status === 400 && e.message.includes("attachments are not stored"),
+      );
+      // Bad parts the SDK would not send: inputs not an object, an empty split name, not multipart.
+      const form = (parts: Record<string, unknown>) => {
+        const data = new FormData();
+        for (const [name, value] of Object.entries(parts)) {
+          data.append(name, new Blob([JSON.stringify(value)], { type: "application/json" }));
+        }
+        return fetch(`${sp.base}/v1/platform/datasets/${dataset.id}/examples`, {
+          method: "PATCH",
+          headers: { "x-api-key": ADMIN_KEY },
+          body: data,
+        });
+      };
+      assert.equal((await form({ [mine.id]: {}, [`${mine.id}.inputs`]: [1, 2] })).status, 400);
+      assert.equal((await form({ [mine.id]: { split: "" } })).status, 400);
+      assert.equal((await form({ [mine.id]: { metadata: "x" } })).status, 400);
+      assert.equal((await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples`, {})).status, 400);
+      assert.deepEqual((await ls.readExample(mine.id)).inputs, { q: "mine" });
+    });
+
+    it("splits: base by default, split on create, listExamples({splits}), listDatasetSplits, updateDatasetSplits", async () => {
+      const dataset = await ls.createDataset(`splits-${randomUUID().slice(0, 8)}`);
+      const plain = await ls.createExample({ q: "plain" }, { a: 1 }, { datasetId: dataset.id });
+      assert.deepEqual(plain.metadata, { dataset_split: ["base"] });
+      const trained = await ls.createExample(
+        { q: "train" },
+        { a: 2 },
+        { datasetId: dataset.id, split: "train" },
+      );
+      assert.deepEqual(trained.metadata, { dataset_split: ["train"] });
+      const [both] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "both" }],
+        splits: [["train", "test"]],
+        metadata: [{ kind: "x" }],
+      });
+      assert.deepEqual(both?.metadata, { kind: "x", dataset_split: ["train", "test"] });
+      assert.deepEqual(await ls.listDatasetSplits({ datasetId: dataset.id }), ["base", "test", "train"]);
+      const ids = async (splits: string[]) =>
+        (await collect(ls.listExamples({ datasetId: dataset.id, splits }))).map((e) => e.id).sort();
+      assert.deepEqual(await ids(["train"]), [trained.id, both?.id].sort());
+      assert.deepEqual(await ids(["test"]), [both?.id]);
+      assert.deepEqual(await ids(["base", "test"]), [plain.id, both?.id].sort());
+      assert.deepEqual(await ids(["nope"]), []);
+
+      // The SDK's bulk metadata route (array_add / array_remove on dataset_split).
+      await ls.updateDatasetSplits({
+        datasetId: dataset.id,
+        splitName: "gold",
+        exampleIds: [plain.id, trained.id],
+      });
+      assert.deepEqual((await ls.readExample(plain.id)).metadata, { dataset_split: ["base", "gold"] });
+      await ls.updateDatasetSplits({
+        datasetName: dataset.name,
+        splitName: "train",
+        exampleIds: [trained.id],
+        remove: true,
+      });
+      assert.deepEqual((await ls.readExample(trained.id)).metadata, { dataset_split: ["gold"] });
+      assert.deepEqual(await ids(["gold"]), [plain.id, trained.id].sort());
+      assert.deepEqual(await ls.listDatasetSplits({ datasetName: dataset.name }), [
+        "base",
+        "gold",
+        "test",
+        "train",
+      ]);
+
+      // The bulk route answers 207 with a status per id; other datasets' examples are NOT_FOUND.
+      const elsewhere = await ls.createDataset(`splits-else-${randomUUID().slice(0, 8)}`);
+      const [foreign] = await ls.createExamples({ datasetId: elsewhere.id, inputs: [{ q: 1 }] });
+      const bulk = await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples/metadata`, {
+        example_ids: [plain.id, foreign?.id],
+        operations: [
+          { key: "reviewed", operation: "SET", value: true },
+          { key: "labels", operation: "ARRAY_ADD", values: ["x", "y"] },
+        ],
+      });
+      assert.equal(bulk.status, 207);
+      const body = (await bulk.json()) as { statuses: Array<{ id: string; status: string }> };
+      assert.deepEqual(
+        body.statuses.map((s) => s.status),
+        ["UPDATED", "NOT_FOUND"],
+      );
+      assert.deepEqual((await ls.readExample(plain.id)).metadata, {
+        dataset_split: ["base", "gold"],
+        reviewed: true,
+        labels: ["x", "y"],
+      });
+      assert.deepEqual((await ls.readExample(foreign?.id ?? "")).metadata, { dataset_split: ["base"] });
+      // The former route (PUT /datasets/{id}/splits).
+      const legacy = await call("PUT", `/datasets/${dataset.id}/splits`, {
+        split_name: "legacy",
+        examples: [both?.id],
+        remove: false,
+      });
+      assert.equal(legacy.status, 200);
+      assert.deepEqual((await ls.readExample(both?.id ?? "")).metadata, {
+        kind: "x",
+        dataset_split: ["train", "test", "legacy"],
+      });
+      // Bad operations are 422; a missing dataset is a 404 that says so (the SDK falls back otherwise).
+      const bad = await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples/metadata`, {
+        example_ids: [plain.id],
+        operations: [{ key: "x", operation: "DELETE" }],
+      });
+      assert.equal(bad.status, 422);
+      const empty = await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples/metadata`, {
+        example_ids: [plain.id],
+        operations: [{ key: "dataset_split", operation: "array_add", values: [] }],
+      });
+      assert.equal(empty.status, 422);
+      const missing = await call("PATCH", `/v1/platform/datasets/${randomUUID()}/examples/metadata`, {
+        example_ids: [plain.id],
+        operations: [{ key: "x", operation: "SET", value: 1 }],
+      });
+      assert.equal(missing.status, 404);
+      assert.match(await missing.text(), /dataset not found/i);
+      await assert.rejects(
+        ls.updateDatasetSplits({ datasetId: randomUUID(), splitName: "x", exampleIds: [plain.id] }),
+        status(404),
+      );
+      await assert.rejects(ls.listDatasetSplits({ datasetId: randomUUID() }), status(404));
+    });
+
+    it("listExamples: metadata containment, datasetName, exampleIds; bad filters are 422", async () => {
+      const dataset = await ls.createDataset(`filter-${randomUUID().slice(0, 8)}`);
+      const [gold, silver, plain] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: 1 }, { q: 2 }, { q: 3 }],
+        metadata: [
+          { tier: "gold", n: 3, tags: ["a", "b"], nested: { ok: true, deep: { k: null } } },
+          { tier: "silver", n: 3.5, tags: ["b"], nested: { ok: false } },
+          {},
+        ],
+      });
+      assert.ok(gold && silver && plain);
+      const ids = async (metadata: Record<string, unknown>) =>
+        (await collect(ls.listExamples({ datasetId: dataset.id, metadata }))).map((e) => e.id).sort();
+      assert.deepEqual(await ids({ tier: "gold" }), [gold.id]);
+      assert.deepEqual(await ids({ n: 3 }), [gold.id]);
+      assert.deepEqual(await ids({ n: "3" }), []);
+      assert.deepEqual(await ids({ n: 3.5 }), [silver.id]);
+      assert.deepEqual(await ids({ tags: ["b"] }), [gold.id, silver.id].sort());
+      assert.deepEqual(await ids({ tags: ["a", "b"] }), [gold.id]);
+      assert.deepEqual(await ids({ tags: "b" }), []);
+      assert.deepEqual(await ids({ nested: { ok: true } }), [gold.id]);
+      assert.deepEqual(await ids({ nested: { deep: { k: null } } }), [gold.id]);
+      assert.deepEqual(await ids({ dataset_split: ["base"] }), [gold.id, silver.id, plain.id].sort());
+      assert.deepEqual(await ids({ tier: "gold", nested: { ok: false } }), []);
+      assert.deepEqual(await ids({}), [gold.id, silver.id, plain.id].sort());
+      // The largest filter allowed runs on both databases (SQLite nests a condition per value).
+      const many = Array.from({ length: 60 }, (_, i) => ({ [`k${i}`]: [i, `v${i}`] }));
+      assert.deepEqual(await ids(Object.assign({}, ...many)), []);
+      // datasetName, exampleIds (repeated `id`), and a page.
+      const byName = await collect(ls.listExamples({ datasetName: dataset.name }));
+      assert.equal(byName.length, 3);
+      const picked = await collect(
+        ls.listExamples({ datasetId: dataset.id, exampleIds: [gold.id, plain.id] }),
+      );
+      assert.deepEqual(picked.map((e) => e.id).sort(), [gold.id, plain.id].sort());
+      const page = await collect(ls.listExamples({ datasetId: dataset.id, limit: 2, offset: 1 }));
+      assert.deepEqual(
+        page.map((e) => e.id),
+        [silver.id, plain.id],
+      );
+      for (const query of [
+        `metadata=${encodeURIComponent("not json")}`,
+        `metadata=${encodeURIComponent("[1]")}`,
+        `metadata=${encodeURIComponent(JSON.stringify({ 'a"b': 1 }))}`,
+        `metadata=${encodeURIComponent(JSON.stringify({ tags: Array.from({ length: 250 }, (_, i) => i) }))}`,
+        "filter=eq(id%2C%201)",
+        "id=not-a-uuid",
+      ]) {
+        const res = await call("GET", `/examples?dataset=${dataset.id}&${query}`);
+        assert.equal(res.status, 422, query);
+      }
+      const badDatasets = await call("GET", `/datasets?metadata=${encodeURIComponent("{")}`);
+      assert.equal(badDatasets.status, 422);
+    });
+
+    it("versions: each change is one; readDatasetVersion, updateDatasetTag, listExamples/listDatasetSplits asOf, diff", async () => {
+      const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+      const dataset = await ls.createDataset(`ver-${randomUUID().slice(0, 8)}`);
+      const ds = { datasetId: dataset.id };
+      const [a, b] = await ls.createExamples({ ...ds, inputs: [{ q: "a" }, { q: "b" }] });
+      assert.ok(a && b);
+      const v1 = a.modified_at ?? "";
+      await tick();
+      await ls.updateExample({ id: a.id, dataset_id: dataset.id, inputs: { q: "a2" }, split: "train" });
+      const v2 = (await ls.readExample(a.id)).modified_at ?? "";
+      await tick();
+      const [c] = await ls.createExamples({ ...ds, inputs: [{ q: "c" }] });
+      const v3 = c?.modified_at ?? "";
+      await tick();
+      await ls.deleteExample(b.id);
+      assert.ok(v1 < v2 && v2 < v3, `${v1} < ${v2} < ${v3}`);
+
+      const at = async (asOf: string) =>
+        (await collect(ls.listExamples({ ...ds, asOf }))).map((e) => [e.id, (e.inputs as { q: string }).q]);
+      assert.deepEqual(await at(v1), [
+        [a.id, "a"],
+        [b.id, "b"],
+      ]);
+      assert.deepEqual(await at(v2), [
+        [a.id, "a2"],
+        [b.id, "b"],
+      ]);
+      assert.deepEqual(await at(v3), [
+        [a.id, "a2"],
+        [b.id, "b"],
+        [c?.id, "c"],
+      ]);
+      assert.deepEqual(await at("latest"), [
+        [a.id, "a2"],
+        [c?.id, "c"],
+      ]);
+      assert.deepEqual(await at("2000-01-01T00:00:00Z"), []);
+      // Filters apply to the version's examples.
+      const trainAtV2 = await collect(ls.listExamples({ ...ds, asOf: v2, splits: ["train"] }));
+      assert.deepEqual(
+        trainAtV2.map((e) => e.id),
+        [a.id],
+      );
+      assert.deepEqual(await ls.listDatasetSplits({ ...ds, asOf: v1 }), ["base"]);
+      assert.deepEqual(await ls.listDatasetSplits(ds), ["base", "train"]);
+
+      // The nearest version at or before a time; the newest for now.
+      const latest = await ls.readDatasetVersion({ ...ds, asOf: new Date() });
+      assert.ok(latest.as_of > v3, JSON.stringify(latest));
+      assert.deepEqual(await ls.readDatasetVersion({ ...ds, asOf: v2 }), { as_of: v2, tags: [] });
+      const between = new Date(Date.parse(v2) - 1).toISOString();
+      assert.equal((await ls.readDatasetVersion({ ...ds, asOf: between })).as_of, v1);
+      await assert.rejects(ls.readDatasetVersion({ ...ds, asOf: "2000-01-01T00:00:00Z" }), status(404));
+
+      // Tags name exact versions and move.
+      await ls.updateDatasetTag({ ...ds, asOf: v1, tag: "prod" });
+      assert.deepEqual(await ls.readDatasetVersion({ ...ds, tag: "prod" }), { as_of: v1, tags: ["prod"] });
+      assert.deepEqual(await at("prod"), [
+        [a.id, "a"],
+        [b.id, "b"],
+      ]);
+      await ls.updateDatasetTag({ datasetName: dataset.name, asOf: new Date(v3), tag: "prod" });
+      assert.deepEqual(await ls.readDatasetVersion({ ...ds, tag: "prod" }), { as_of: v3, tags: ["prod"] });
+      await assert.rejects(ls.updateDatasetTag({ ...ds, asOf: between, tag: "x" }), status(404));
+      await assert.rejects(ls.readDatasetVersion({ ...ds, tag: "nope" }), status(404));
+      await assert.rejects(collect(ls.listExamples({ ...ds, asOf: "nope" })), status(404));
+      await assert.rejects(collect(ls.listExamples({ ...ds, asOf: "2024-99-99" })), status(400));
+      const badTag = await call("PUT", `/datasets/${dataset.id}/tags`, { as_of: v1, tag: "latest" });
+      assert.equal(badTag.status, 422);
+
+      const versions = (await (await call("GET", `/datasets/${dataset.id}/versions`)).json()) as Array<{
+        as_of: string;
+        tags: string[];
+      }>;
+      assert.deepEqual(
+        versions.map((v) => v.as_of),
+        [latest.as_of, v3, v2, v1],
+      );
+      assert.deepEqual(versions[1]?.tags, ["prod"]);
+      const diff = await ls.diffDatasetVersions({ ...ds, fromVersion: v1, toVersion: "latest" });
+      assert.deepEqual(diff, {
+        examples_added: [c?.id],
+        examples_removed: [b.id],
+        examples_modified: [a.id],
+      });
+
+      const other = await sp.plane.addTenant();
+      const stranger = sdkClient(sp.base, { apiKey: other.key });
+      await assert.rejects(stranger.readDatasetVersion({ ...ds, asOf: v1 }), status(404));
+      await assert.rejects(stranger.updateDatasetTag({ ...ds, asOf: v1, tag: "mine" }), status(404));
+      await assert.rejects(collect(stranger.listExamples({ ...ds, asOf: v1 })), status(404));
+      assert.deepEqual((await ls.readDatasetVersion({ ...ds, tag: "prod" })).as_of, v3);
+    });
+
+    it("deleteExamples: soft (past versions keep them) and hard (gone from every version); all or none", async () => {
+      const dataset = await ls.createDataset(`del-${randomUUID().slice(0, 8)}`);
+      const [x, y, z, keep] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "x" }, { q: "y" }, { q: "z" }, { q: "keep" }],
+      });
+      assert.ok(x && y && z && keep);
+      const v1 = x.modified_at ?? "";
+      const list = async (asOf?: string) =>
+        (await collect(ls.listExamples({ datasetId: dataset.id, ...(asOf ? { asOf } : {}) }))).map(
+          (e) => e.id,
+        );
+      await assert.rejects(ls.deleteExamples([x.id, randomUUID()]), status(404));
+      assert.equal((await list()).length, 4);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await ls.deleteExamples([x.id, y.id]);
+      assert.deepEqual(await list(), [z.id, keep.id]);
+      assert.deepEqual(await list(v1), [x.id, y.id, z.id, keep.id]);
+      await ls.deleteExamples([z.id], { hardDelete: true });
+      assert.deepEqual(await list(), [keep.id]);
+      assert.deepEqual(await list(v1), [x.id, y.id, keep.id]);
+      await assert.rejects(ls.readExample(z.id), status(404));
+      const other = await sp.plane.addTenant();
+      const stranger = sdkClient(sp.base, { apiKey: other.key });
+      await assert.rejects(stranger.deleteExamples([keep.id]), status(404));
+      await assert.rejects(stranger.deleteExamples([keep.id], { hardDelete: true }), status(404));
+      await assert.rejects(stranger.deleteExample(keep.id), status(404));
+      assert.deepEqual(await list(), [keep.id]);
+      const bad = await call("DELETE", "/examples?example_ids=nope");
+      assert.equal(bad.status, 422);
+    });
+
+    it("evaluate() over a split and over a tagged version of an edited dataset", async () => {
+      const dataset = await ls.createDataset(`eval-${randomUUID().slice(0, 8)}`);
+      const [a, b] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "a" }, { q: "b" }, { q: "c" }],
+        outputs: [{ answer: "A" }, { answer: "B" }, { answer: "C" }],
+        splits: ["test", "test", "train"],
+      });
+      assert.ok(a && b);
+      await ls.updateDatasetTag({ datasetId: dataset.id, asOf: a.modified_at ?? "", tag: "v1" });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // An edit after the tag: the reference answer of `b` changes, so only the tagged run scores 1.
+      await ls.updateExample({ id: b.id, dataset_id: dataset.id, outputs: { answer: "wrong" } });
+      const target = async (inputs: Record<string, unknown>) => ({ answer: String(inputs.q).toUpperCase() });
+      const exact = ({
+        outputs,
+        referenceOutputs,
+      }: {
+        outputs?: Record<string, unknown>;
+        referenceOutputs?: Record<string, unknown>;
+      }) => ({ key: "exact", score: outputs?.answer === referenceOutputs?.answer ? 1 : 0 });
+      const scores = async (data: AsyncIterable<unknown>) => {
+        const results = await evaluate(target, {
+          data: data as never,
+          evaluators: [exact],
+          client: ls,
+          maxConcurrency: 2,
+        });
+        await ls.awaitPendingTraceBatches();
+        return results.results
+          .map((r) => [(r.example.inputs as { q: string }).q, r.evaluationResults.results[0]?.score])
+          .sort();
+      };
+      assert.deepEqual(await scores(ls.listExamples({ datasetId: dataset.id, splits: ["test"] })), [
+        ["a", 1],
+        ["b", 0],
+      ]);
+      assert.deepEqual(
+        await scores(ls.listExamples({ datasetId: dataset.id, splits: ["test"], asOf: "v1" })),
+        [
+          ["a", 1],
+          ["b", 1],
+        ],
+      );
+    });
+
+    it("hostile input to the editing routes is a 4xx, never a 5xx", async () => {
+      const dataset = await ls.createDataset(`hostile-${randomUUID().slice(0, 8)}`);
+      const [example] = await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] });
+      const id = example?.id ?? "";
+      const odd = [null, true, 0, -1, 1e308, "", "x".repeat(5000), [], {}, [null], { "": { "\u0000": [] } }];
+      const requests: Array<[string, string, unknown]> = [];
+      const ds = `/datasets/${dataset.id}`;
+      const bulk = `/v1/platform/datasets/${dataset.id}/examples/metadata`;
+      for (const v of odd) {
+        requests.push(
+          ["PATCH", ds, { name: v }],
+          ["PATCH", ds, { description: v }],
+          ["PATCH", ds, { metadata: v }],
+        );
+        requests.push(["PATCH", ds, v]);
+        requests.push(["PUT", `${ds}/splits`, { split_name: v, examples: [id] }]);
+        requests.push(["PUT", `${ds}/splits`, { split_name: "s", examples: v }]);
+        requests.push(
+          ["PUT", `${ds}/tags`, { as_of: v, tag: "t" }],
+          ["PUT", `${ds}/tags`, { as_of: "2024-01-01", tag: v }],
+        );
+        requests.push([
+          "PATCH",
+          bulk,
+          { example_ids: [id], operations: [{ key: v, operation: "SET", value: v }] },
+        ]);
+        requests.push([
+          "PATCH",
+          bulk,
+          { example_ids: [id], operations: [{ key: "k", operation: "ARRAY_ADD", values: v }] },
+        ]);
+        requests.push([
+          "PATCH",
+          bulk,
+          { example_ids: v, operations: [{ key: "k", operation: "SET", value: 1 }] },
+        ]);
+        requests.push(["PATCH", bulk, { example_ids: [id], operations: v }]);
+        requests.push(["POST", "/v1/platform/datasets/examples/delete", { example_ids: v, hard_delete: v }]);
+        const q = encodeURIComponent(typeof v === "string" ? v : JSON.stringify(v));
+        for (const param of ["metadata", "splits", "as_of", "id", "limit", "offset"]) {
+          requests.push(["GET", `/examples?dataset=${dataset.id}&${param}=${q}`, undefined]);
+        }
+        requests.push(
+          ["GET", `${ds}/version?as_of=${q}`, undefined],
+          ["GET", `${ds}/version?tag=${q}`, undefined],
+        );
+        requests.push(["GET", `${ds}/versions/diff?from_version=${q}&to_version=${q}`, undefined]);
+        requests.push(
+          ["GET", `${ds}/splits?as_of=${q}`, undefined],
+          ["GET", `/datasets?metadata=${q}`, undefined],
+        );
+        requests.push(["DELETE", `/examples?example_ids=${q}`, undefined]);
+      }
+      for (const [method, path, body] of requests) {
+        const res = await call(method, path, body);
+        assert.ok(
+          res.status < 500,
+          `${method} ${path} ${JSON.stringify(body)?.slice(0, 200)} → ${res.status}`,
+        );
+      }
+      // Multipart bodies the SDK would not send.
+      const raw = async (body: string, type = "multipart/form-data; boundary=b") =>
+        (
+          await fetch(`${sp.base}/v1/platform/datasets/${dataset.id}/examples`, {
+            method: "PATCH",
+            headers: { "x-api-key": ADMIN_KEY, "content-type": type },
+            body,
+          })
+        ).status;
+      assert.equal(await raw("--b--"), 200); // no parts: nothing to change
+      for (const body of [
+        "",
+        "garbage",
+        `--b\r\nContent-Disposition: form-data; name="${id}"\r\n\r\n{"split": [1]}\r\n--b--`,
+        `--b\r\nContent-Disposition: form-data; name="${id}.inputs"\r\n\r\nnot json\r\n--b--`,
+        `--b\r\nContent-Disposition: form-data; name="${id}"\r\n\r\n"str"\r\n--b--`,
+        `--b\r\nContent-Disposition: form-data; name="${id}.attachments_operations"\r\n\r\n{}\r\n--b--`,
+      ]) {
+        const code = await raw(body);
+        assert.ok(code >= 400 && code < 500, `${body} → ${code}`);
+      }
+      assert.deepEqual((await ls.readExample(id)).inputs, { q: 1 });
+      // U+0000 in metadata: PostgreSQL's jsonb (which filters read) cannot hold it, so it is refused.
+      await assert.rejects(
+        ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 2 }], metadata: [{ k: "a\u0000b" }] }),
+        status(400),
+      );
+      await assert.rejects(ls.updateExample({ id, dataset_id: dataset.id, split: "s\u0000" }), status(400));
+      await assert.rejects(
+        ls.updateDataset({ datasetId: dataset.id, metadata: { "k\u0000": 1 } } as never),
+        status(400),
+      );
+      assert.deepEqual(await ls.listDatasetSplits({ datasetId: dataset.id }), ["base"]);
+    });
+
+    it("another workspace can neither edit nor see a dataset's examples and splits (404)", async () => {
+      const dataset = await ls.createDataset(`iso-${randomUUID().slice(0, 8)}`);
+      const [example] = await ls.createExamples({
+        datasetId: dataset.id,
+        inputs: [{ q: "secret" }],
+        splits: ["train"],
+      });
+      assert.ok(example);
+      const other = await sp.plane.addTenant();
+      const stranger = sdkClient(sp.base, { apiKey: other.key });
+      await assert.rejects(stranger.updateDataset({ datasetId: dataset.id, name: "taken" }), status(404));
+      await assert.rejects(
+        stranger.updateExample({ id: example.id, dataset_id: dataset.id, inputs: { q: "stolen" } }),
+        status(404),
+      );
+      await assert.rejects(stranger.updateExample(example.id, { inputs: { q: "stolen" } }), status(404));
+      await assert.rejects(stranger.listDatasetSplits({ datasetId: dataset.id }), status(404));
+      await assert.rejects(
+        stranger.updateDatasetSplits({ datasetId: dataset.id, splitName: "x", exampleIds: [example.id] }),
+        status(404),
+      );
+      // The stranger's own dataset cannot take in the example either.
+      const theirs = await stranger.createDataset(`iso-theirs-${randomUUID().slice(0, 8)}`);
+      await assert.rejects(
+        stranger.updateExample({ id: example.id, dataset_id: theirs.id, inputs: { q: "stolen" } }),
+        status(404),
+      );
+      const res = await fetch(`${sp.base}/v1/platform/datasets/${theirs.id}/examples/metadata`, {
+        method: "PATCH",
+        headers: { "x-api-key": other.key, "content-type": "application/json" },
+        body: JSON.stringify({
+          example_ids: [example.id],
+          operations: [{ key: "x", operation: "SET", value: 1 }],
+        }),
+      });
+      assert.equal(res.status, 207);
+      assert.equal(
+        ((await res.json()) as { statuses: Array<{ status: string }> }).statuses[0]?.status,
+        "NOT_FOUND",
+      );
+      assert.equal((await collect(stranger.listExamples({ datasetId: dataset.id }))).length, 0);
+      assert.equal(
+        (await collect(stranger.listExamples({ datasetId: theirs.id, exampleIds: [example.id] }))).length,
+        0,
+      );
+      // Ids are unique across workspaces: taking one is a conflict, never a 500 or a takeover.
+      await assert.rejects(
+        stranger.createExamples({ datasetId: theirs.id, inputs: [{ q: "copy" }], exampleIds: [example.id] }),
+        status(409),
+      );
+      const clash = await fetch(`${sp.base}/datasets`, {
+        method: "POST",
+        headers: { "x-api-key": other.key, "content-type": "application/json" },
+        body: JSON.stringify({ id: dataset.id, name: `clash-${randomUUID().slice(0, 8)}` }),
+      });
+      assert.equal(clash.status, 409);
+      const mine = await ls.readExample(example.id);
+      assert.deepEqual(mine.inputs, { q: "secret" });
+      assert.deepEqual(mine.metadata, { dataset_split: ["train"] });
+      assert.equal((await ls.readDataset({ datasetId: dataset.id })).name, dataset.name);
+    });
+  });
+}
