@@ -153,7 +153,10 @@ async function main() {
       samples: [],
       server: await startBerthServe({
         name: "pg",
-        nodeArgs: preload,
+        nodeArgs: [
+          ...preload,
+          ...(process.env.BERTH_BENCH_PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.BERTH_BENCH_PROF_DIR] : []),
+        ],
         env: {
           DATABASE_URI: databaseUrl,
           REDIS_URI: redisUrl,

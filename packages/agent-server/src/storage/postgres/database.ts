@@ -5,6 +5,7 @@ import { ValidationError } from "../../errors.js";
 import { migrationsFor } from "../sql/migrations.js";
 import type { AgentServerDb } from "../sql/schema.js";
 import { postgresDialect } from "./dialect.js";
+import { postgresRunMigrations } from "./run-shortcuts.js";
 
 /** Options of the PostgreSQL backend. */
 export interface PostgresOptions {
@@ -73,7 +74,7 @@ export async function openPostgresDatabase(
     const tableSchema = await withMigrationLock(pool, schema ?? "", async () => {
       if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
       const name = schema ?? (await currentSchema(db));
-      await migrateToLatest(db, migrationsFor(postgresDialect), { migrationTableSchema: name });
+      await migrateToLatest(db, migrationsFor(postgresDialect, postgresRunMigrations), { migrationTableSchema: name });
       await migrateMore(pool, name);
       return name;
     });

@@ -20,6 +20,7 @@ import { parseJson } from "./json-match.js";
 import { finishRun } from "./run-completion.js";
 import { type RecoverOptions, recoverRuns, releaseRuns } from "./run-recovery.js";
 import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
+import { holdsNul, type RunShortcuts } from "./run-shortcuts.js";
 import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 import { threadToRow } from "./threads.js";
@@ -31,6 +32,8 @@ export interface SqlRunStoreOptions {
    * every writer of the other processes).
    */
   probeBeforeClaim?: boolean;
+  /** One-statement forms of the common cases (PostgreSQL's functions), tried before the general path. */
+  shortcuts?: RunShortcuts | undefined;
 }
 
 /** How many times a claim is retried when another process won the same thread meanwhile. */
@@ -65,6 +68,61 @@ export class SqlRunStore implements RunStore {
   }
 
   private async insertRun(request: CreateRunRequest): Promise<CreateRunResult> {
+    return (await this.insertOnIdleThread(request)) ?? this.insertRunLocked(request);
+  }
+
+  /**
+   * The common create in one round trip (RunShortcuts): a thread that exists, has no active run and
+   * already carries this run's graph and assistant in its metadata. Undefined when that does not
+   * hold (nothing was written; the transaction below decides everything again).
+   */
+  private async insertOnIdleThread(request: CreateRunRequest): Promise<CreateRunResult | undefined> {
+    const { shortcuts } = this.options;
+    const { run, claimFor } = request;
+    if (!shortcuts) return undefined;
+    // What the multitask policy says of an idle thread (it accepts anything, displacing nothing).
+    const decision = request.decide([]);
+    if (decision.kind !== "accept" || decision.displace.length > 0) return undefined;
+    const record: RunRecord = { ...run, status: "pending", attempt: 0, error: null, updated_at: run.created_at };
+    const claim =
+      claimFor && run.available_at <= claimFor.nowMs ? { ...claimFor, token: randomUUID() } : undefined;
+    const row = {
+      run_id: record.run_id,
+      thread_id: record.thread_id,
+      assistant_id: record.assistant_id,
+      created_at: record.created_at,
+      status: claim ? "running" : record.status,
+      metadata: JSON.stringify(record.metadata),
+      kwargs: JSON.stringify(record.kwargs),
+      multitask_strategy: record.multitask_strategy,
+      attempt: claim ? 1 : 0,
+      available_at: record.available_at,
+      lease_owner: claim?.owner ?? null,
+      lease_token: claim?.token ?? null,
+      lease_expires_at: claim ? claim.nowMs + claim.leaseMs : null,
+    };
+    const threadMetadata = JSON.stringify(request.threadMetadata);
+    const config = request.threadConfig ? JSON.stringify(request.threadConfig) : null;
+    if (holdsNul([...Object.values(row), threadMetadata, config])) return undefined;
+    const now = new Date().toISOString();
+    if ((await shortcuts.createOnIdleThread(this.db, row, threadMetadata, config, now)) !== "created")
+      return undefined;
+    return {
+      run: record,
+      displaced: [],
+      ...(claim
+        ? {
+            claim: {
+              run: { ...record, status: "running" as const, attempt: 1 },
+              token: claim.token,
+              fresh: true,
+            },
+          }
+        : {}),
+    };
+  }
+
+  private async insertRunLocked(request: CreateRunRequest): Promise<CreateRunResult> {
     const { run } = request;
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
@@ -158,7 +216,13 @@ export class SqlRunStore implements RunStore {
         run: record,
         displaced: decision.displace,
         ...(claim
-          ? { claim: { run: { ...record, status: "running" as const, attempt: 1 }, token: claim.token } }
+          ? {
+              claim: {
+                run: { ...record, status: "running" as const, attempt: 1 },
+                token: claim.token,
+                fresh: true,
+              },
+            }
           : {}),
       };
     });
@@ -167,6 +231,16 @@ export class SqlRunStore implements RunStore {
   async get(threadId: string, runId: string): Promise<RunRecord | undefined> {
     const row = await this.q.run.first(this.db, runId, threadId);
     return row ? fromRow(row) : undefined;
+  }
+
+  async joinState(
+    threadId: string,
+    runId: string,
+  ): Promise<{ status: RunStatus; valuesJson?: string } | undefined> {
+    const row = await this.q.joinState.first(this.db, runId, threadId);
+    if (!row) return undefined;
+    const status = row.status as RunStatus;
+    return row.values_json === null ? { status } : { status, valuesJson: row.values_json };
   }
 
   async list(
@@ -194,6 +268,13 @@ export class SqlRunStore implements RunStore {
     // Nothing to claim is the common answer once runs are claimed at creation; on a SQLite file
     // other processes write, finding that out inside BEGIN IMMEDIATE would take the write lock.
     if (this.options.probeBeforeClaim && !(await this.q.claimable.first(this.db, nowMs))) return undefined;
+    const { shortcuts } = this.options;
+    if (shortcuts && !holdsNul([owner])) {
+      const token = randomUUID();
+      const now = new Date(nowMs).toISOString();
+      const row = await shortcuts.claim(this.db, { owner, token, expiresAt: nowMs + leaseMs, nowMs, now });
+      return row ? { run: fromRow(row), token } : undefined;
+    }
     return this.db.transaction().execute((trx) => this.claimIn(trx, { owner, leaseMs, nowMs }));
   }
 
@@ -259,7 +340,13 @@ export class SqlRunStore implements RunStore {
     claimFor: ClaimFor | undefined,
   ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
     return finishRun(
-      { db: this.db, dialect: this.dialect, q: this.q, claimIn: (trx, next) => this.claimIn(trx, next) },
+      {
+        db: this.db,
+        dialect: this.dialect,
+        q: this.q,
+        claimIn: (trx, next) => this.claimIn(trx, next),
+        shortcuts: this.options.shortcuts,
+      },
       completion,
       claimFor,
     );
