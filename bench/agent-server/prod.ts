@@ -4,6 +4,8 @@
 // PostgreSQL backends and of redis-server, the statements and Redis commands it sent (counted in
 // the process by count-io.mjs). Usage (build first):
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench:prod -- [--quick] [--graph echo|agent] [--rounds 3] [--seconds 6]
+// BERTH_BENCH_IO_TEXT=1 also counts statements by text; BERTH_BENCH_PROF_DIR=<dir> profiles the
+// embedded and PostgreSQL servers (`node --cpu-prof`, one directory each).
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -63,6 +65,13 @@ interface Mode {
   }>;
 }
 
+/** With BERTH_BENCH_PROF_DIR: `node --cpu-prof` for the server, its profile in <dir>/<mode>. */
+const profile = (mode: string) => [
+  ...(process.env.BERTH_BENCH_PROF_DIR
+    ? ["--cpu-prof", "--cpu-prof-dir", path.join(process.env.BERTH_BENCH_PROF_DIR, mode)]
+    : []),
+  ...(process.env.PT_PERF ? ["--perf-basic-prof"] : []),
+];
 const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const readCounts = (file: string): Counts =>
@@ -141,7 +150,7 @@ async function main() {
       server: await startBerthServe({
         name: "embedded",
         dataDir: path.join(tmp, "data"),
-        nodeArgs: preload,
+        nodeArgs: [...preload, ...profile("embedded")],
         env: { BERTH_BENCH_IO_COUNTS: embeddedCounts },
       }),
     });
@@ -153,13 +162,10 @@ async function main() {
       samples: [],
       server: await startBerthServe({
         name: "pg",
-        nodeArgs: [
-          ...preload,
-          ...(process.env.BERTH_BENCH_PROF_DIR ? ["--cpu-prof", "--cpu-prof-dir", process.env.BERTH_BENCH_PROF_DIR] : []),
-        ],
+        nodeArgs: [...preload, ...profile("pg")],
         env: {
           DATABASE_URI: databaseUrl,
-          REDIS_URI: redisUrl,
+          ...(process.env.PT_NO_REDIS ? {} : { REDIS_URI: redisUrl }),
           BERTH_DATABASE_SCHEMA: schema,
           REDIS_KEY_PREFIX: `${schema}:`,
           BERTH_BENCH_IO_COUNTS: pgCounts,
