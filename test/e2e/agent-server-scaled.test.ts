@@ -112,7 +112,9 @@ if (!SCALED_SERVICES) {
       const [api1, api2] = cluster().clients as [Client, Client];
       for (let i = 0; i < 4; i++) {
         const thread = await api1.threads.create();
-        const first = await api1.runs.create(thread.thread_id, "slow", { input: sleepy(20_000, `first ${i}`) });
+        const first = await api1.runs.create(thread.thread_id, "slow", {
+          input: sleepy(20_000, `first ${i}`),
+        });
         const started = Date.now();
         const second = await api2.runs.create(thread.thread_id, "slow", {
           input: sleepy(100, `second ${i}`),
@@ -124,7 +126,9 @@ if (!SCALED_SERVICES) {
         assert.equal(joined.messages.at(-1)?.content, `done: second ${i} sleep 100`);
         assert.ok(Date.now() - started < 10_000, "the displaced run stopped at once");
         assert.equal((await api2.runs.get(thread.thread_id, first.run_id)).status, "interrupted");
-        const third = await api2.runs.create(thread.thread_id, "slow", { input: sleepy(20_000, `third ${i}`) });
+        const third = await api2.runs.create(thread.thread_id, "slow", {
+          input: sleepy(20_000, `third ${i}`),
+        });
         await api1.runs.cancel(thread.thread_id, third.run_id, true);
         assert.equal((await api2.runs.get(thread.thread_id, third.run_id)).status, "interrupted");
         assert.ok(Date.now() - started < 15_000, "the cancelled run stopped at once");

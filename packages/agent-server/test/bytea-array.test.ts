@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import pg from "pg";
 import { byteaArrayParser } from "../src/storage/postgres/bytea-array.js";
 
-const pgParser = pg.types.getTypeParser(1001, "text") as unknown as (text: string) => unknown;
+const BYTEA_ARRAY = 1001 as Parameters<typeof pg.types.getTypeParser>[0];
+const pgParser = pg.types.getTypeParser(BYTEA_ARRAY, "text") as unknown as (text: string) => unknown;
 const fast = byteaArrayParser(pgParser);
 /** The fast path alone: throws where the fallback would be used. */
 const fastOnly = byteaArrayParser(() => {
@@ -21,7 +22,10 @@ describe("bytea[] parser", () => {
     ["one", `{${hex("hello")}}`],
     ["empty value", '{"\\\\x"}'],
     ["NULLs", `{NULL,${hex("a")},NULL}`],
-    ["2-D, the checkpointer's blobs", `{{${hex("messages")},${hex("json")},${hex('[{"a":"\\""}]')}},{${hex("x")},${hex("empty")},NULL}}`],
+    [
+      "2-D, the checkpointer's blobs",
+      `{{${hex("messages")},${hex("json")},${hex('[{"a":"\\""}]')}},{${hex("x")},${hex("empty")},NULL}}`,
+    ],
     ["escape format (fallback)", '{"abc\\\\\\\\000",def}'],
     ["explicit bounds (fallback)", `[0:0]={${hex("z")}}`],
     ["odd hex (fallback)", '{"\\\\x123"}'],
@@ -40,7 +44,9 @@ describe("bytea[] parser", () => {
     assert.equal(value.toString(), blob);
   });
 
-  it("reads a checkpoint's blobs from the server as pg does", { skip: !process.env.DATABASE_URL && "DATABASE_URL is not set" }, async () => {
+  it("reads a checkpoint's blobs from the server as pg does", {
+    skip: !process.env.DATABASE_URL && "DATABASE_URL is not set",
+  }, async () => {
     const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await client.connect();
     try {
@@ -49,7 +55,8 @@ describe("bytea[] parser", () => {
       const raw = await client.query({ text: query, types: { getTypeParser: () => (v: string) => v } });
       const text = raw.rows[0].blobs as string;
       assert.deepEqual(fastOnly(text), pgParser(text));
-      assert.equal(((fast(text) as Buffer[][])[2]?.[0] as Buffer).toString(), 'q"x');
+      const rows = fast(text) as Buffer[][];
+      assert.equal(String(rows[2]?.[0]), 'q"x');
     } finally {
       await client.end();
     }

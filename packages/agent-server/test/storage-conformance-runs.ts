@@ -264,7 +264,13 @@ export function runStoreCases(target: StorageTarget): void {
       await enqueue(storage, "r2", "U");
       const second = await storage.runs.claimNext("w", 10_000, Date.now());
       assert.ok(second);
-      await storage.runs.complete({ runId: "r2", token: second.token, status: "success", error: null, thread: null });
+      await storage.runs.complete({
+        runId: "r2",
+        token: second.token,
+        status: "success",
+        error: null,
+        thread: null,
+      });
       assert.deepEqual(await storage.runs.joinState("U", "r2"), { status: "success", valuesJson: "null" });
     });
 
@@ -293,7 +299,11 @@ export function runStoreCases(target: StorageTarget): void {
       await storage.threads.patch("T", { owner: "me" });
       await create("r2", "g1");
       await finish();
-      assert.deepEqual((await storage.threads.get("T"))?.metadata, { graph_id: "g1", assistant_id: "a", owner: "me" });
+      assert.deepEqual((await storage.threads.get("T"))?.metadata, {
+        graph_id: "g1",
+        assistant_id: "a",
+        owner: "me",
+      });
       await create("r3", "g2");
       const thread = await storage.threads.get("T");
       assert.deepEqual(thread?.metadata, { graph_id: "g2", assistant_id: "a", owner: "me" });

@@ -79,7 +79,9 @@ export async function openPostgresDatabase(
     const tableSchema = await withMigrationLock(pool, schema ?? "", async () => {
       if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
       const name = schema ?? (await currentSchema(db));
-      await migrateToLatest(db, migrationsFor(postgresDialect, postgresRunMigrations), { migrationTableSchema: name });
+      await migrateToLatest(db, migrationsFor(postgresDialect, postgresRunMigrations), {
+        migrationTableSchema: name,
+      });
       await migrateMore(pool, name);
       return name;
     });

@@ -83,7 +83,13 @@ export class SqlRunStore implements RunStore {
     // What the multitask policy says of an idle thread (it accepts anything, displacing nothing).
     const decision = request.decide([]);
     if (decision.kind !== "accept" || decision.displace.length > 0) return undefined;
-    const record: RunRecord = { ...run, status: "pending", attempt: 0, error: null, updated_at: run.created_at };
+    const record: RunRecord = {
+      ...run,
+      status: "pending",
+      attempt: 0,
+      error: null,
+      updated_at: run.created_at,
+    };
     const claim =
       claimFor && run.available_at <= claimFor.nowMs ? { ...claimFor, token: randomUUID() } : undefined;
     const row = {
