@@ -5,7 +5,8 @@
 // the process by count-io.mjs). Usage (build first):
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench:prod -- [--quick] [--graph echo|agent] [--rounds 3] [--seconds 6]
 // BERTH_BENCH_IO_TEXT=1 also counts statements by text; BERTH_BENCH_PROF_DIR=<dir> profiles the
-// embedded and PostgreSQL servers (`node --cpu-prof`, one directory each).
+// embedded and PostgreSQL servers (`node --cpu-prof`, one directory each); BERTH_BENCH_PERF=1 starts
+// them with --perf-basic-prof for `perf` (wall-clock V8 profiles mislead on a busy machine).
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -70,7 +71,8 @@ const profile = (mode: string) => [
   ...(process.env.BERTH_BENCH_PROF_DIR
     ? ["--cpu-prof", "--cpu-prof-dir", path.join(process.env.BERTH_BENCH_PROF_DIR, mode)]
     : []),
-  ...(process.env.PT_PERF ? ["--perf-basic-prof"] : []),
+  // For `perf record -g -p <pid>`: JIT frames named.
+  ...(process.env.BERTH_BENCH_PERF ? ["--perf-basic-prof"] : []),
 ];
 const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -165,7 +167,7 @@ async function main() {
         nodeArgs: [...preload, ...profile("pg")],
         env: {
           DATABASE_URI: databaseUrl,
-          ...(process.env.PT_NO_REDIS ? {} : { REDIS_URI: redisUrl }),
+          REDIS_URI: redisUrl,
           BERTH_DATABASE_SCHEMA: schema,
           REDIS_KEY_PREFIX: `${schema}:`,
           BERTH_BENCH_IO_COUNTS: pgCounts,
