@@ -92,6 +92,11 @@ if (!SCALED_SERVICES) {
         messages: Array<{ content: string }>;
       };
       assert.equal(waited.messages.at(-1)?.content, "done: waited sleep 200");
+      // A stateless run's thread is gone once it ends: its values come with the worker's signal.
+      const stateless = (await api2.runs.wait(null, "slow", { input: sleepy(100, "stateless") })) as {
+        messages: Array<{ content: string }>;
+      };
+      assert.equal(stateless.messages.at(-1)?.content, "done: stateless sleep 100");
 
       const long = await api1.runs.create(thread.thread_id, "slow", { input: sleepy(20_000, "cancelled") });
       // Running on a worker before the cancel arrives.

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it, mock } from "node:test";
 import { MemoryRunSignals } from "../src/queue/signals-memory.js";
+import { withoutStoredValues } from "../src/queue/types.js";
 
 describe("run signals in one process", () => {
   it("a cancel nobody heard is delivered to the run's next subscriber, once", () => {
@@ -53,5 +54,14 @@ describe("run signals in one process", () => {
     signals.onCancel("r1000", () => heard++)();
     signals.onCancel("r1", () => heard++)();
     assert.equal(heard, 2);
+  });
+});
+
+describe("a run's end as other processes hear it", () => {
+  it("leaves out values the thread holds, keeps a temporary thread's", () => {
+    const kept = { status: "success" as const, values: { messages: [1, 2] }, threadHoldsValues: true };
+    assert.deepEqual(withoutStoredValues(kept), { status: "success", threadHoldsValues: true });
+    const temporary = { status: "success" as const, values: { messages: [1] } };
+    assert.deepEqual(withoutStoredValues(temporary), temporary);
   });
 });

@@ -145,6 +145,7 @@ export async function processRun(
         status: completion.deleteRun ? "deleted" : completion.status,
         values: completion.thread?.values ?? null,
         error: completion.error,
+        ...(run.kwargs.temporary ? {} : { threadHoldsValues: true }),
       };
       if (run.kwargs.temporary) await deleteTemporaryThread(run.thread_id, deps);
     } else log.warn("run completion ignored: its lease was taken over");
