@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import type { Kysely, Selectable } from "kysely";
+import type { CreateRunRequest, CreateRunResult, RunRecord } from "../types.js";
 import type { AgentServerDb, RunsTable } from "./schema.js";
 
 /** A run row to insert, as the create's one-statement path takes it. */
@@ -63,4 +65,54 @@ export interface RunShortcuts {
 /** Whether any string holds a NUL character (the Kysely path's guard answers those as a 400). */
 export function holdsNul(values: ReadonlyArray<unknown>): boolean {
   return values.some((v) => typeof v === "string" && v.includes("\u0000"));
+}
+
+/**
+ * The common create in one round trip: a thread that exists, has no active run and already
+ * carries this run's graph and assistant in its metadata. Undefined when that does not hold
+ * (nothing was written; the store's transaction then decides everything again).
+ */
+export async function createOnIdleThread(
+  shortcuts: RunShortcuts,
+  db: Kysely<AgentServerDb>,
+  request: CreateRunRequest,
+): Promise<CreateRunResult | undefined> {
+  const { run, claimFor } = request;
+  // What the multitask policy says of an idle thread (it accepts anything, displacing nothing).
+  const decision = request.decide([]);
+  if (decision.kind !== "accept" || decision.displace.length > 0) return undefined;
+  const record: RunRecord = {
+    ...run,
+    status: "pending",
+    attempt: 0,
+    error: null,
+    updated_at: run.created_at,
+  };
+  const claim =
+    claimFor && run.available_at <= claimFor.nowMs ? { ...claimFor, token: randomUUID() } : undefined;
+  const row: ShortcutRunRow = {
+    run_id: record.run_id,
+    thread_id: record.thread_id,
+    assistant_id: record.assistant_id,
+    created_at: record.created_at,
+    status: claim ? "running" : record.status,
+    metadata: JSON.stringify(record.metadata),
+    kwargs: JSON.stringify(record.kwargs),
+    multitask_strategy: record.multitask_strategy,
+    attempt: claim ? 1 : 0,
+    available_at: record.available_at,
+    lease_owner: claim?.owner ?? null,
+    lease_token: claim?.token ?? null,
+    lease_expires_at: claim ? claim.nowMs + claim.leaseMs : null,
+  };
+  const threadMetadata = JSON.stringify(request.threadMetadata);
+  const config = request.threadConfig ? JSON.stringify(request.threadConfig) : null;
+  if (holdsNul([...Object.values(row), threadMetadata, config])) return undefined;
+  const now = new Date().toISOString();
+  if ((await shortcuts.createOnIdleThread(db, row, threadMetadata, config, now)) !== "created")
+    return undefined;
+  const claimed = claim
+    ? { run: { ...record, status: "running" as const, attempt: 1 }, token: claim.token, fresh: true }
+    : undefined;
+  return { run: record, displaced: [], ...(claimed ? { claim: claimed } : {}) };
 }

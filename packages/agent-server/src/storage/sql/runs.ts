@@ -20,7 +20,7 @@ import { parseJson } from "./json-match.js";
 import { finishRun } from "./run-completion.js";
 import { type RecoverOptions, recoverRuns, releaseRuns } from "./run-recovery.js";
 import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
-import { holdsNul, type RunShortcuts } from "./run-shortcuts.js";
+import { createOnIdleThread, holdsNul, type RunShortcuts } from "./run-shortcuts.js";
 import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 import { threadToRow } from "./threads.js";
@@ -68,64 +68,10 @@ export class SqlRunStore implements RunStore {
   }
 
   private async insertRun(request: CreateRunRequest): Promise<CreateRunResult> {
-    return (await this.insertOnIdleThread(request)) ?? this.insertRunLocked(request);
-  }
-
-  /**
-   * The common create in one round trip (RunShortcuts): a thread that exists, has no active run and
-   * already carries this run's graph and assistant in its metadata. Undefined when that does not
-   * hold (nothing was written; the transaction below decides everything again).
-   */
-  private async insertOnIdleThread(request: CreateRunRequest): Promise<CreateRunResult | undefined> {
     const { shortcuts } = this.options;
-    const { run, claimFor } = request;
-    if (!shortcuts) return undefined;
-    // What the multitask policy says of an idle thread (it accepts anything, displacing nothing).
-    const decision = request.decide([]);
-    if (decision.kind !== "accept" || decision.displace.length > 0) return undefined;
-    const record: RunRecord = {
-      ...run,
-      status: "pending",
-      attempt: 0,
-      error: null,
-      updated_at: run.created_at,
-    };
-    const claim =
-      claimFor && run.available_at <= claimFor.nowMs ? { ...claimFor, token: randomUUID() } : undefined;
-    const row = {
-      run_id: record.run_id,
-      thread_id: record.thread_id,
-      assistant_id: record.assistant_id,
-      created_at: record.created_at,
-      status: claim ? "running" : record.status,
-      metadata: JSON.stringify(record.metadata),
-      kwargs: JSON.stringify(record.kwargs),
-      multitask_strategy: record.multitask_strategy,
-      attempt: claim ? 1 : 0,
-      available_at: record.available_at,
-      lease_owner: claim?.owner ?? null,
-      lease_token: claim?.token ?? null,
-      lease_expires_at: claim ? claim.nowMs + claim.leaseMs : null,
-    };
-    const threadMetadata = JSON.stringify(request.threadMetadata);
-    const config = request.threadConfig ? JSON.stringify(request.threadConfig) : null;
-    if (holdsNul([...Object.values(row), threadMetadata, config])) return undefined;
-    const now = new Date().toISOString();
-    if ((await shortcuts.createOnIdleThread(this.db, row, threadMetadata, config, now)) !== "created")
-      return undefined;
-    return {
-      run: record,
-      displaced: [],
-      ...(claim
-        ? {
-            claim: {
-              run: { ...record, status: "running" as const, attempt: 1 },
-              token: claim.token,
-              fresh: true,
-            },
-          }
-        : {}),
-    };
+    return (
+      (shortcuts && (await createOnIdleThread(shortcuts, this.db, request))) ?? this.insertRunLocked(request)
+    );
   }
 
   private async insertRunLocked(request: CreateRunRequest): Promise<CreateRunResult> {
