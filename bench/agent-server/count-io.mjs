@@ -64,7 +64,9 @@ Pipeline.prototype.exec = function countedExec(...args) {
 if (out) {
   const write = () => {
     try {
-      fs.writeFileSync(out, JSON.stringify(counts));
+      // Whole or not at all: the bench reads the file while this writes it.
+      fs.writeFileSync(`${out}.tmp`, JSON.stringify(counts));
+      fs.renameSync(`${out}.tmp`, out);
     } catch {}
   };
   setInterval(write, 200).unref();

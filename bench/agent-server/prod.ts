@@ -4,6 +4,9 @@
 // PostgreSQL backends and of redis-server, the statements and Redis commands it sent (counted in
 // the process by count-io.mjs). Usage (build first):
 //   DATABASE_URL=postgresql://… REDIS_URL=redis://… npm run bench:prod -- [--quick] [--graph echo|agent] [--rounds 3] [--seconds 6]
+// BERTH_BENCH_IO_TEXT=1 also counts statements by text; BERTH_BENCH_PROF_DIR=<dir> profiles the
+// embedded and PostgreSQL servers (`node --cpu-prof`, one directory each); BERTH_BENCH_PERF=1 starts
+// them with --perf-basic-prof for `perf` (wall-clock V8 profiles mislead on a busy machine).
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -63,6 +66,14 @@ interface Mode {
   }>;
 }
 
+/** With BERTH_BENCH_PROF_DIR: `node --cpu-prof` for the server, its profile in <dir>/<mode>. */
+const profile = (mode: string) => [
+  ...(process.env.BERTH_BENCH_PROF_DIR
+    ? ["--cpu-prof", "--cpu-prof-dir", path.join(process.env.BERTH_BENCH_PROF_DIR, mode)]
+    : []),
+  // For `perf record -g -p <pid>`: JIT frames named.
+  ...(process.env.BERTH_BENCH_PERF ? ["--perf-basic-prof"] : []),
+];
 const loadAverage = () => fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const readCounts = (file: string): Counts =>
@@ -141,7 +152,7 @@ async function main() {
       server: await startBerthServe({
         name: "embedded",
         dataDir: path.join(tmp, "data"),
-        nodeArgs: preload,
+        nodeArgs: [...preload, ...profile("embedded")],
         env: { BERTH_BENCH_IO_COUNTS: embeddedCounts },
       }),
     });
@@ -153,7 +164,7 @@ async function main() {
       samples: [],
       server: await startBerthServe({
         name: "pg",
-        nodeArgs: preload,
+        nodeArgs: [...preload, ...profile("pg")],
         env: {
           DATABASE_URI: databaseUrl,
           REDIS_URI: redisUrl,

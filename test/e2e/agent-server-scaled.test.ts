@@ -92,6 +92,11 @@ if (!SCALED_SERVICES) {
         messages: Array<{ content: string }>;
       };
       assert.equal(waited.messages.at(-1)?.content, "done: waited sleep 200");
+      // A stateless run's thread is gone once it ends: its values come with the worker's signal.
+      const stateless = (await api2.runs.wait(null, "slow", { input: sleepy(100, "stateless") })) as {
+        messages: Array<{ content: string }>;
+      };
+      assert.equal(stateless.messages.at(-1)?.content, "done: stateless sleep 100");
 
       const long = await api1.runs.create(thread.thread_id, "slow", { input: sleepy(20_000, "cancelled") });
       // Running on a worker before the cancel arrives.
@@ -106,6 +111,33 @@ if (!SCALED_SERVICES) {
       await api1.runs.join(thread.thread_id, long.run_id);
       assert.ok(Date.now() - started < 5_000, "the worker stopped the run at once");
       assert.equal((await api1.runs.get(thread.thread_id, long.run_id)).status, "interrupted");
+    });
+
+    it("an interrupting double-text or a cancel from the other API right after create: the run stops, the next runs", async () => {
+      const [api1, api2] = cluster().clients as [Client, Client];
+      for (let i = 0; i < 4; i++) {
+        const thread = await api1.threads.create();
+        const first = await api1.runs.create(thread.thread_id, "slow", {
+          input: sleepy(20_000, `first ${i}`),
+        });
+        const started = Date.now();
+        const second = await api2.runs.create(thread.thread_id, "slow", {
+          input: sleepy(100, `second ${i}`),
+          multitaskStrategy: "interrupt",
+        });
+        const joined = (await api1.runs.join(thread.thread_id, second.run_id)) as {
+          messages: Array<{ content: string }>;
+        };
+        assert.equal(joined.messages.at(-1)?.content, `done: second ${i} sleep 100`);
+        assert.ok(Date.now() - started < 10_000, "the displaced run stopped at once");
+        assert.equal((await api2.runs.get(thread.thread_id, first.run_id)).status, "interrupted");
+        const third = await api2.runs.create(thread.thread_id, "slow", {
+          input: sleepy(20_000, `third ${i}`),
+        });
+        await api1.runs.cancel(thread.thread_id, third.run_id, true);
+        assert.equal((await api2.runs.get(thread.thread_id, third.run_id)).status, "interrupted");
+        assert.ok(Date.now() - started < 15_000, "the cancelled run stopped at once");
+      }
     });
 
     it("reject races across the two API processes: exactly one run accepted, the rest 409", async () => {

@@ -241,6 +241,75 @@ export function runStoreCases(target: StorageTarget): void {
       assert.equal(await storage.runs.countPending(), 1);
     });
 
+    it("a join reads the run's status, and the thread's values with it once the run has ended", async () => {
+      const storage = await open();
+      await enqueue(storage, "r1", "T");
+      assert.deepEqual(await storage.runs.joinState("T", "r1"), { status: "pending" });
+      const claim = await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.ok(claim);
+      assert.deepEqual(await storage.runs.joinState("T", "r1"), { status: "running" });
+      await storage.runs.complete({
+        runId: "r1",
+        token: claim.token,
+        status: "interrupted",
+        error: null,
+        thread: { values: { n: 1 }, interrupts: {}, hasNext: false },
+      });
+      const ended = await storage.runs.joinState("T", "r1");
+      assert.equal(ended?.status, "interrupted");
+      assert.deepEqual(JSON.parse(ended?.valuesJson ?? ""), { n: 1 });
+      assert.equal((await storage.threads.get("T"))?.status, "idle");
+      assert.equal(await storage.runs.joinState("T", "missing"), undefined);
+      assert.equal(await storage.runs.joinState("other thread", "r1"), undefined, "another thread's run");
+      await enqueue(storage, "r2", "U");
+      const second = await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.ok(second);
+      await storage.runs.complete({
+        runId: "r2",
+        token: second.token,
+        status: "success",
+        error: null,
+        thread: null,
+      });
+      assert.deepEqual(await storage.runs.joinState("U", "r2"), { status: "success", valuesJson: "null" });
+    });
+
+    it("a new run merges its graph and assistant into the thread's metadata, keeping the other keys", async () => {
+      const storage = await open();
+      const create = (runId: string, graph: string) =>
+        storage.runs.create({
+          run: newRun(runId, "T"),
+          createThreadIfMissing: true,
+          threadMetadata: { graph_id: graph, assistant_id: "a" },
+          decide: (active) => decideMultitask("enqueue", active),
+        });
+      const finish = async () => {
+        const claim = await storage.runs.claimNext("w", 10_000, Date.now());
+        assert.ok(claim);
+        await storage.runs.complete({
+          runId: claim.run.run_id,
+          token: claim.token,
+          status: "success",
+          error: null,
+          thread: { values: {}, interrupts: {}, hasNext: false },
+        });
+      };
+      await create("r1", "g1");
+      await finish();
+      await storage.threads.patch("T", { owner: "me" });
+      await create("r2", "g1");
+      await finish();
+      assert.deepEqual((await storage.threads.get("T"))?.metadata, {
+        graph_id: "g1",
+        assistant_id: "a",
+        owner: "me",
+      });
+      await create("r3", "g2");
+      const thread = await storage.threads.get("T");
+      assert.deepEqual(thread?.metadata, { graph_id: "g2", assistant_id: "a", owner: "me" });
+      assert.equal(thread?.status, "busy");
+    });
+
     it("a run's config becomes its thread's config unless a run is active (official servers)", async () => {
       const storage = await open();
       const create = (runId: string, model: string) =>

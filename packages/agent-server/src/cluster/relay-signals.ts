@@ -1,5 +1,5 @@
 import { MemoryRunSignals } from "../queue/signals-memory.js";
-import type { RunOutcome, RunSignals } from "../queue/types.js";
+import { type RunOutcome, type RunSignals, withoutStoredValues } from "../queue/types.js";
 import type { HubChannel } from "./hub-link.js";
 
 /**
@@ -45,7 +45,7 @@ export class RelayRunSignals implements RunSignals {
     this.local.runEnded(runId, outcome);
     // Every child hears it: a waiter elsewhere registers before it reads the run, so a broadcast
     // after the commit cannot be missed (asking who waits would race with that registration).
-    this.hub.send({ t: "ended", run: runId, outcome });
+    this.hub.send({ t: "ended", run: runId, outcome: withoutStoredValues(outcome) });
   }
 
   onRunEnded(runId: string, listener: (outcome: RunOutcome) => void): () => void {

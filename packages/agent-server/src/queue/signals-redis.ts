@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { MemoryRunSignals } from "./signals-memory.js";
-import type { RunOutcome, RunSignals } from "./types.js";
+import { type RunOutcome, type RunSignals, withoutStoredValues } from "./types.js";
 
 /** One message on the signal channel: what happened, and the process that said it. */
 type SignalMessage =
@@ -31,8 +31,10 @@ export class RedisRunSignals implements RunSignals {
 
   /** Subscribes to the other processes' signals. */
   async start(): Promise<void> {
+    // This process's own messages come back too: recognised before parsing (`from` is first).
+    const own = `{"from":${JSON.stringify(this.id)},`;
     this.sub.on("message", (channel: string, text: string) => {
-      if (channel !== this.channel) return;
+      if (channel !== this.channel || text.startsWith(own)) return;
       let message: SignalMessage;
       try {
         message = JSON.parse(text) as SignalMessage;
@@ -77,7 +79,7 @@ export class RedisRunSignals implements RunSignals {
 
   runEnded(runId: string, outcome: RunOutcome): void {
     this.local.runEnded(runId, outcome);
-    this.send({ from: this.id, kind: "ended", runId, outcome });
+    this.send({ from: this.id, kind: "ended", runId, outcome: withoutStoredValues(outcome) });
   }
 
   onRunEnded(runId: string, listener: (outcome: RunOutcome) => void): () => void {

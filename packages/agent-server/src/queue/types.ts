@@ -5,6 +5,12 @@ export interface RunOutcome {
   status: RunStatus | "deleted";
   values?: unknown;
   error?: { error: string; message: string } | null;
+  /**
+   * The values are the thread's stored values too (the run's thread is kept): signals to other
+   * processes leave them out, and a waiter there reads the thread (a whole conversation per run
+   * was serialised, published and parsed by every process, listening or not).
+   */
+  threadHoldsValues?: boolean;
 }
 
 /**
@@ -22,4 +28,11 @@ export interface RunSignals {
   /** A run reached a terminal status (or was deleted by a rollback). */
   runEnded(runId: string, outcome: RunOutcome): void;
   onRunEnded(runId: string, listener: (outcome: RunOutcome) => void): () => void;
+}
+
+/** What other processes hear of a run's end: the values only when the thread does not hold them. */
+export function withoutStoredValues(outcome: RunOutcome): RunOutcome {
+  if (!outcome.threadHoldsValues) return outcome;
+  const { values: _, ...rest } = outcome;
+  return rest;
 }

@@ -79,8 +79,9 @@ export async function processRun(
     // in this process (a stream's headers and `metadata` event, a create's JSON) would only be
     // written once that step yields: first-event latency would include the step.
     await deps.turns.next();
-    // A displacement may have been recorded between the claim and the subscription above.
-    if (await runs.cancelAction(run.run_id)) stop("cancel");
+    // A displacement recorded between the claim and the subscription above was signalled after
+    // its commit: the signals keep a cancel nobody heard for the worker that subscribes next. When
+    // the signal is lost (Redis down), the heartbeat's read of the row stops the run.
     const runConfig = runnableConfigFor(run, deps.env);
     const graphId = String((run.kwargs.config.configurable as Record<string, unknown>).graph_id);
     const graph = await deps.registry.getGraph(graphId, runConfig);
@@ -91,7 +92,8 @@ export async function processRun(
     // after a crash, or a run a shutdown handed back (same attempt number) after some steps.
     // Read from the checkpoint's metadata alone: a full getState here (load, deserialise, plan the
     // next tasks) cost ~0.4 ms of CPU on every run to answer a question that is almost always no.
-    const resume = (await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
+    // A run claimed as it was inserted has not run before (`fresh`): nothing to look for.
+    const resume = !claim.fresh && (await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
     let completion: Omit<RunCompletion, "runId" | "token">;
     try {
       controller.signal.throwIfAborted();
@@ -143,6 +145,7 @@ export async function processRun(
         status: completion.deleteRun ? "deleted" : completion.status,
         values: completion.thread?.values ?? null,
         error: completion.error,
+        ...(run.kwargs.temporary ? {} : { threadHoldsValues: true }),
       };
       if (run.kwargs.temporary) await deleteTemporaryThread(run.thread_id, deps);
     } else log.warn("run completion ignored: its lease was taken over");

@@ -184,9 +184,15 @@ export class RunService {
    * values as JSON text ("null" when none). `signal` aborts the wait when the client goes away.
    */
   async join(threadId: string, runId: string, signal: AbortSignal): Promise<string> {
-    if (!(await this.waitUntilOver(threadId, runId, signal)))
-      throw new NotFoundError(`Run ${runId} not found`);
-    return this.deps.threads.valuesJson(threadId);
+    // A run that had ended when the wait began brings its thread's values with its status.
+    let valuesJson: string | undefined;
+    const exists = await this.waitUntilOver(threadId, runId, signal, async () => {
+      const state = await this.deps.runs.joinState(threadId, runId);
+      valuesJson = state?.valuesJson;
+      return state?.status;
+    });
+    if (!exists) throw new NotFoundError(`Run ${runId} not found`);
+    return valuesJson ?? this.deps.threads.valuesJson(threadId);
   }
 
   /**
@@ -194,7 +200,13 @@ export class RunService {
    * when the wait began. One read of the run: the end signal is sent only after the run's end was
    * committed, so it is trusted; the row is read again only if no signal came for a while.
    */
-  async waitUntilOver(threadId: string, runId: string, signal: AbortSignal): Promise<boolean> {
+  async waitUntilOver(
+    threadId: string,
+    runId: string,
+    signal: AbortSignal,
+    readStatus: () => Promise<RunStatus | undefined> = async () =>
+      (await this.deps.runs.get(threadId, runId))?.status,
+  ): Promise<boolean> {
     const { signals } = this.deps;
     let unsubscribe: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -210,9 +222,9 @@ export class RunService {
         onAbort = () => resolve();
         signal.addEventListener("abort", onAbort, { once: true });
       });
-      const run = await this.deps.runs.get(threadId, runId);
-      if (!run) return false;
-      if (TERMINAL.has(run.status)) return true;
+      const status = await readStatus();
+      if (!status) return false;
+      if (TERMINAL.has(status)) return true;
       while (!signal.aborted && !endSignalled) {
         // The re-check only covers a signal lost between processes.
         await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, JOIN_RECHECK_MS)))]);

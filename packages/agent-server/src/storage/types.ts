@@ -32,6 +32,11 @@ export interface RunRecord {
 export interface ClaimedRun {
   run: RunRecord;
   token: string;
+  /**
+   * Claimed in the transaction that inserted it: no checkpoint can carry its id yet, so the worker
+   * need not look for one to resume from.
+   */
+  fresh?: boolean;
 }
 
 /** Fields of a run to insert (status `pending`, attempt 0). */
@@ -143,6 +148,12 @@ export interface RunStore {
   /** Atomically: check the thread, apply the multitask decision, insert the run, mark the thread busy. */
   create(request: CreateRunRequest): Promise<CreateRunResult>;
   get(threadId: string, runId: string): Promise<RunRecord | undefined>;
+  /**
+   * A join's read: the run's status and, once it has ended (success, error, timeout, interrupted),
+   * its thread's values as stored JSON text ("null" when none), read in the same statement.
+   * Undefined when the run does not exist.
+   */
+  joinState(threadId: string, runId: string): Promise<{ status: RunStatus; valuesJson?: string } | undefined>;
   /** Newest first. */
   list(
     threadId: string,

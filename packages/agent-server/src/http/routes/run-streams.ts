@@ -193,11 +193,15 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
           });
         return;
       }
-      const final =
-        outcome ??
-        (stateless
-          ? undefined
-          : { status: "success" as const, values: await runs.threadValues(run.thread_id) });
+      // A kept thread's values come from another process without them (RunOutcome.threadHoldsValues).
+      let final = outcome;
+      if (!stateless && (!final || (final.threadHoldsValues && final.values === undefined))) {
+        final = {
+          ...final,
+          status: final?.status ?? "success",
+          values: await runs.threadValues(run.thread_id),
+        };
+      }
       const body = final?.error ? { __error__: final.error } : (final?.values ?? null);
       res.end(JSON.stringify(body));
     } finally {

@@ -4,7 +4,9 @@ import pg from "pg";
 import { ValidationError } from "../../errors.js";
 import { migrationsFor } from "../sql/migrations.js";
 import type { AgentServerDb } from "../sql/schema.js";
+import { byteaArrayParser } from "./bytea-array.js";
 import { postgresDialect } from "./dialect.js";
+import { postgresRunMigrations } from "./run-shortcuts.js";
 
 /** Options of the PostgreSQL backend. */
 export interface PostgresOptions {
@@ -20,6 +22,7 @@ export interface PostgresOptions {
 }
 
 const INT8_OID = 20;
+const BYTEA_ARRAY_OID = 1001;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** An open, migrated database: Kysely for the stores, its pool for the checkpointer, the schema name. */
@@ -46,6 +49,9 @@ export async function openPostgresDatabase(
   // as on SQLite; every such value stays far below 2^53.
   const types = new pg.TypeOverrides();
   types.setTypeParser(INT8_OID, Number);
+  // pg's own parser, for what the fast one does not read (its typing names the wrong argument).
+  const byteaArrays = types.getTypeParser(BYTEA_ARRAY_OID, "text") as unknown as (text: string) => unknown;
+  types.setTypeParser(BYTEA_ARRAY_OID, byteaArrayParser(byteaArrays));
   const pool = new pg.Pool({
     connectionString: url,
     types,
@@ -73,7 +79,9 @@ export async function openPostgresDatabase(
     const tableSchema = await withMigrationLock(pool, schema ?? "", async () => {
       if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
       const name = schema ?? (await currentSchema(db));
-      await migrateToLatest(db, migrationsFor(postgresDialect), { migrationTableSchema: name });
+      await migrateToLatest(db, migrationsFor(postgresDialect, postgresRunMigrations), {
+        migrationTableSchema: name,
+      });
       await migrateMore(pool, name);
       return name;
     });

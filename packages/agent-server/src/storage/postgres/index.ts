@@ -3,6 +3,7 @@ import type { StorageBackend } from "../types.js";
 import { postgresCheckpointer } from "./checkpoints.js";
 import { openPostgresDatabase, type PostgresOptions } from "./database.js";
 import { postgresDialect } from "./dialect.js";
+import { postgresRunShortcuts } from "./run-shortcuts.js";
 
 export type { PostgresOptions } from "./database.js";
 
@@ -22,6 +23,8 @@ export async function openPostgresBackend(
   });
   if (!checkpoints) throw new Error("the checkpointer was not set up");
   // Kysely's destroy ends the pool the checkpointer shares.
-  const storage = sqlStorage(db, postgresDialect, () => db.destroy());
+  const storage = sqlStorage(db, postgresDialect, () => db.destroy(), {
+    runs: { shortcuts: postgresRunShortcuts },
+  });
   return { storage, checkpointer: checkpoints.saver, checkpoints: checkpoints.admin, shared: true };
 }

@@ -131,7 +131,10 @@ function migrations(d: SqlDialect): Record<string, Migration> {
   };
 }
 
-/** Feeds the in-code migrations of `dialect` to Kysely's Migrator. */
-export function migrationsFor(dialect: SqlDialect): MigrationProvider {
-  return { getMigrations: async () => migrations(dialect) };
+/**
+ * Feeds the in-code migrations of `dialect` to Kysely's Migrator, with the adapter's own (`extra`:
+ * PostgreSQL's run functions), ordered by name with the rest.
+ */
+export function migrationsFor(dialect: SqlDialect, extra: Record<string, Migration> = {}): MigrationProvider {
+  return { getMigrations: async () => ({ ...migrations(dialect), ...extra }) };
 }

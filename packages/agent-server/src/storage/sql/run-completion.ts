@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from "kysely";
 import type { ClaimedRun, ClaimFor, RunCompletion } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
 import { refreshThread } from "./run-rows.js";
+import { holdsNul, type RunShortcuts } from "./run-shortcuts.js";
 import type { RunStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 
@@ -12,6 +13,8 @@ export interface CompletionContext {
   q: RunStatements;
   /** Claims the oldest runnable run inside the completion's transaction (the refilled slot). */
   claimIn: (trx: Transaction<AgentServerDb>, claimFor: ClaimFor) => Promise<ClaimedRun | undefined>;
+  /** The common completion in one statement, where the database offers it. */
+  shortcuts?: RunShortcuts | undefined;
 }
 
 type Finished = { applied: boolean; next: ClaimedRun | undefined };
@@ -27,6 +30,10 @@ export async function finishRun(
   claimFor: ClaimFor | undefined,
 ): Promise<Finished> {
   if (!ctx.dialect.rowLocks && !completion.deleteRun) return finishRunUnlocked(ctx, completion, claimFor);
+  const shortcut = claimFor ? undefined : commonFinish(completion);
+  if (ctx.shortcuts && shortcut && !holdsNul(Object.values(shortcut))) {
+    return { applied: await ctx.shortcuts.finish(ctx.db, shortcut), next: undefined };
+  }
   const notApplied = { applied: false, next: undefined };
   const owned = await ctx.q.owned.first(ctx.db, completion.runId, completion.token);
   if (!owned) return notApplied;
@@ -58,6 +65,25 @@ export async function finishRun(
     await threadAfterRun(ctx, trx, owned.thread_id, now, completion);
     return { applied: true, next: claimFor ? await ctx.claimIn(trx, claimFor) : undefined };
   });
+}
+
+/**
+ * The completion RunShortcuts.finish does: a run that ended well (or was interrupted) with its
+ * thread's values and nothing left to do, its record kept. Undefined for every other case.
+ */
+function commonFinish(completion: RunCompletion) {
+  const { thread } = completion;
+  const runErrored = completion.status === "error" || completion.status === "timeout";
+  if (runErrored || completion.deleteRun || !thread || thread.hasNext) return undefined;
+  return {
+    runId: completion.runId,
+    token: completion.token,
+    status: completion.status,
+    error: completion.error ? JSON.stringify(completion.error) : null,
+    values: thread.values === undefined ? null : JSON.stringify(thread.values),
+    interrupts: JSON.stringify(thread.interrupts),
+    now: new Date().toISOString(),
+  };
 }
 
 /**

@@ -195,6 +195,28 @@ export function runStatements(dialect: SqlDialect) {
           }))
           .where("thread_id", "=", threadId),
     ),
+    // The thread's values only for an ended run: a join reads them now instead of after the end.
+    joinState: new PreparedStatement((db, runId: string, threadId: string) =>
+      db
+        .selectFrom("runs")
+        .innerJoin("threads", "threads.thread_id", "runs.thread_id")
+        .select((eb) => [
+          "runs.status",
+          eb
+            .case()
+            .when("runs.status", "in", [
+              sql.lit("success"),
+              sql.lit("error"),
+              sql.lit("timeout"),
+              sql.lit("interrupted"),
+            ])
+            .then(eb.fn.coalesce("threads.values", sql.lit("null")))
+            .end()
+            .as("values_json"),
+        ])
+        .where("runs.run_id", "=", runId)
+        .where("runs.thread_id", "=", threadId),
+    ),
     cancelAction: new PreparedStatement((db, runId: string) =>
       db.selectFrom("runs").select("cancel_action").where("run_id", "=", runId),
     ),

@@ -20,6 +20,7 @@ import { parseJson } from "./json-match.js";
 import { finishRun } from "./run-completion.js";
 import { type RecoverOptions, recoverRuns, releaseRuns } from "./run-recovery.js";
 import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
+import { createOnIdleThread, holdsNul, type RunShortcuts } from "./run-shortcuts.js";
 import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 import { threadToRow } from "./threads.js";
@@ -31,6 +32,8 @@ export interface SqlRunStoreOptions {
    * every writer of the other processes).
    */
   probeBeforeClaim?: boolean;
+  /** One-statement forms of the common cases (PostgreSQL's functions), tried before the general path. */
+  shortcuts?: RunShortcuts | undefined;
 }
 
 /** How many times a claim is retried when another process won the same thread meanwhile. */
@@ -65,6 +68,13 @@ export class SqlRunStore implements RunStore {
   }
 
   private async insertRun(request: CreateRunRequest): Promise<CreateRunResult> {
+    const { shortcuts } = this.options;
+    return (
+      (shortcuts && (await createOnIdleThread(shortcuts, this.db, request))) ?? this.insertRunLocked(request)
+    );
+  }
+
+  private async insertRunLocked(request: CreateRunRequest): Promise<CreateRunResult> {
     const { run } = request;
     return this.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
@@ -158,7 +168,13 @@ export class SqlRunStore implements RunStore {
         run: record,
         displaced: decision.displace,
         ...(claim
-          ? { claim: { run: { ...record, status: "running" as const, attempt: 1 }, token: claim.token } }
+          ? {
+              claim: {
+                run: { ...record, status: "running" as const, attempt: 1 },
+                token: claim.token,
+                fresh: true,
+              },
+            }
           : {}),
       };
     });
@@ -167,6 +183,16 @@ export class SqlRunStore implements RunStore {
   async get(threadId: string, runId: string): Promise<RunRecord | undefined> {
     const row = await this.q.run.first(this.db, runId, threadId);
     return row ? fromRow(row) : undefined;
+  }
+
+  async joinState(
+    threadId: string,
+    runId: string,
+  ): Promise<{ status: RunStatus; valuesJson?: string } | undefined> {
+    const row = await this.q.joinState.first(this.db, runId, threadId);
+    if (!row) return undefined;
+    const status = row.status as RunStatus;
+    return row.values_json === null ? { status } : { status, valuesJson: row.values_json };
   }
 
   async list(
@@ -194,6 +220,13 @@ export class SqlRunStore implements RunStore {
     // Nothing to claim is the common answer once runs are claimed at creation; on a SQLite file
     // other processes write, finding that out inside BEGIN IMMEDIATE would take the write lock.
     if (this.options.probeBeforeClaim && !(await this.q.claimable.first(this.db, nowMs))) return undefined;
+    const { shortcuts } = this.options;
+    if (shortcuts && !holdsNul([owner])) {
+      const token = randomUUID();
+      const now = new Date(nowMs).toISOString();
+      const row = await shortcuts.claim(this.db, { owner, token, expiresAt: nowMs + leaseMs, nowMs, now });
+      return row ? { run: fromRow(row), token } : undefined;
+    }
     return this.db.transaction().execute((trx) => this.claimIn(trx, { owner, leaseMs, nowMs }));
   }
 
@@ -259,7 +292,13 @@ export class SqlRunStore implements RunStore {
     claimFor: ClaimFor | undefined,
   ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
     return finishRun(
-      { db: this.db, dialect: this.dialect, q: this.q, claimIn: (trx, next) => this.claimIn(trx, next) },
+      {
+        db: this.db,
+        dialect: this.dialect,
+        q: this.q,
+        claimIn: (trx, next) => this.claimIn(trx, next),
+        shortcuts: this.options.shortcuts,
+      },
       completion,
       claimFor,
     );
