@@ -190,6 +190,52 @@ if (!SCALED_SERVICES) {
       }
     });
 
+    it("a cancel recorded while the run's worker was dead (kill -9): the run is not run again", async () => {
+      const c = cluster();
+      const [api1, api2] = c.clients as [Client, Client];
+      const threads = [await api1.threads.create(), await api1.threads.create()];
+      const runs = await Promise.all(
+        threads.map((t, i) =>
+          api1.runs.create(t.thread_id, "slow", { input: sleepy(20_000, `cancelled while dead ${i}`) }),
+        ),
+      );
+      const until = async (what: string, check: () => Promise<boolean>) => {
+        const end = Date.now() + 30_000;
+        while (!(await check())) {
+          if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      await until("both runs running", async () =>
+        (await Promise.all(runs.map((r, i) => api1.runs.get(threads[i]?.thread_id ?? "", r.run_id)))).every(
+          (r) => r.status === "running",
+        ),
+      );
+      // Every worker dies: the cancels are recorded on the rows with nobody to hear them.
+      await Promise.all(c.workers.splice(0).map((w) => w.stop("SIGKILL")));
+      const [t0, t1] = threads.map((t) => t.thread_id) as [string, string];
+      const [r0, r1] = runs.map((r) => r.run_id) as [string, string];
+      await api2.runs.cancel(t0, r0, false, "interrupt");
+      await api2.runs.cancel(t1, r1, false, "rollback");
+      const restarted = Date.now();
+      c.workers.push(await c.start("worker"), await c.start("worker"));
+      // Taken over after the lease (3 s) and stopped at once: not the 20 s a second attempt takes.
+      await until(
+        "the interrupted run to end",
+        async () => (await api1.runs.get(t0, r0)).status !== "running",
+      );
+      assert.equal((await api1.runs.get(t0, r0)).status, "interrupted");
+      await until(
+        "the rolled-back run to be deleted",
+        async () => (await statusOf(api1.runs.get(t1, r1))) === 404,
+      );
+      assert.ok(Date.now() - restarted < 15_000, `ended ${Date.now() - restarted} ms after the restart`);
+      const human = (
+        await api1.threads.getState<{ messages: Array<{ type: string }> }>(t0)
+      ).values.messages.filter((m) => m.type === "human");
+      assert.ok(human.length <= 1, "the interrupted run's input was not applied twice");
+    });
+
     it("Redis stopped for 15 s under load: every accepted run ends, a stream open meanwhile ends with no gap or duplicate", {
       skip: CAN_RUN_PRIVATE_REDIS ? false : `needs ${REDIS_SERVER} to run a Redis of its own`,
     }, async () => {

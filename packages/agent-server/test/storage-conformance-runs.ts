@@ -221,6 +221,39 @@ export function runStoreCases(target: StorageTarget): void {
       assert.equal(await storage.runs.delete("T", "r2"), "missing");
     });
 
+    it("a cancel an attempt did not live to honour reaches the next claim of the run", async () => {
+      const storage = await open();
+      await enqueue(storage, "r1", "T1");
+      await enqueue(storage, "r2", "T2");
+      await storage.runs.claimNext("dead", 10_000, Date.now());
+      await storage.runs.claimNext("stopping", 10_000, Date.now());
+      assert.equal((await storage.runs.cancel("T1", ["r1"], "rollback"))[0]?.outcome, "signalled");
+      assert.equal((await storage.runs.cancel("T2", ["r2"], "interrupt"))[0]?.outcome, "signalled");
+      // One worker died before hearing it (recovered), the other handed its run back on shutdown.
+      const report = await storage.runs.recover({
+        liveOwner: "me",
+        nowMs: Date.now(),
+        maxAttempts: 3,
+        allForeign: true,
+        deadOwner: "dead",
+      });
+      assert.deepEqual(report, { requeued: ["r1"], failed: [] });
+      assert.deepEqual(await storage.runs.release("stopping"), ["r2"]);
+      const claims = [
+        await storage.runs.claimNext("w", 10_000, Date.now()),
+        await storage.runs.claimNext("w", 10_000, Date.now()),
+      ];
+      assert.deepEqual(claims.map((c) => [c?.run.run_id, c?.cancelAction]).sort(), [
+        ["r1", "rollback"],
+        ["r2", "interrupt"],
+      ]);
+      // A run never cancelled is claimed with no cancel.
+      await enqueue(storage, "r3", "T3");
+      const plain = await storage.runs.claimNext("w", 10_000, Date.now());
+      assert.equal(plain?.run.run_id, "r3");
+      assert.equal(plain?.cancelAction, undefined);
+    });
+
     it("a completed run sets the thread's values and status; with runs left it stays busy", async () => {
       const storage = await open();
       await enqueue(storage, "r1", "T");

@@ -54,6 +54,8 @@ export async function processRun(
   };
 
   const unsubscribeCancel = signals.onCancel(run.run_id, () => stop("cancel"));
+  // A cancel that reached an earlier attempt which died before honouring it: not run again.
+  if (claim.cancelAction) stop("cancel");
   const heartbeat = setInterval(() => {
     runs.renewLease(run.run_id, token, config.leaseMs, Date.now()).then(
       (owned) => owned || stop("lease-lost"),

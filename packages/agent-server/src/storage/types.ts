@@ -37,6 +37,11 @@ export interface ClaimedRun {
    * need not look for one to resume from.
    */
   fresh?: boolean;
+  /**
+   * A cancel recorded while an earlier attempt ran (its worker died or handed the run back before
+   * hearing it): the worker stops this attempt at once, with that action.
+   */
+  cancelAction?: "interrupt" | "rollback";
 }
 
 /** Fields of a run to insert (status `pending`, attempt 0). */

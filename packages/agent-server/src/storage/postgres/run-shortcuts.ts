@@ -75,7 +75,7 @@ end $$`;
  */
 const CLAIM = `
 update runs set status = 'running', attempt = attempt + 1, lease_owner = $2, lease_token = $3,
-  lease_expires_at = $4, cancel_action = null, updated_at = $5
+  lease_expires_at = $4, updated_at = $5
 where run_id = (
   select r.run_id from runs r
   where r.status = 'pending' and r.available_at <= $1

@@ -80,7 +80,8 @@ export function runStatements(dialect: SqlDialect) {
             lease_owner: owner,
             lease_token: token,
             lease_expires_at: expiresAt,
-            cancel_action: null,
+            // cancel_action stays: a pending run has one only when a cancel reached an earlier
+            // attempt that then died, and the worker honours it (ClaimedRun.cancelAction).
             updated_at: now,
           })
           .where("run_id", "=", runId)

@@ -225,7 +225,7 @@ export class SqlRunStore implements RunStore {
       const token = randomUUID();
       const now = new Date(nowMs).toISOString();
       const row = await shortcuts.claim(this.db, { owner, token, expiresAt: nowMs + leaseMs, nowMs, now });
-      return row ? { run: fromRow(row), token } : undefined;
+      return row ? { run: fromRow(row), token, ...cancelOf(row) } : undefined;
     }
     return this.db.transaction().execute((trx) => this.claimIn(trx, { owner, leaseMs, nowMs }));
   }
@@ -253,6 +253,7 @@ export class SqlRunStore implements RunStore {
     return {
       run: { ...fromRow(row), status: "running", attempt: row.attempt + 1, updated_at: now },
       token,
+      ...cancelOf(row),
     };
   }
 
@@ -376,4 +377,10 @@ export class SqlRunStore implements RunStore {
   recover(options: RecoverOptions): Promise<RecoveryReport> {
     return recoverRuns(this.db, this.dialect, options);
   }
+}
+
+/** The cancel an earlier attempt of a claimed run did not live to honour (ClaimedRun.cancelAction). */
+function cancelOf(row: { cancel_action: string | null }): Pick<ClaimedRun, "cancelAction"> {
+  const action = row.cancel_action;
+  return action === "interrupt" || action === "rollback" ? { cancelAction: action } : {};
 }
