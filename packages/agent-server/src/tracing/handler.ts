@@ -1,0 +1,428 @@
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
+import { AIMessage, mergeUsageMetadata, type UsageMetadata } from "@langchain/core/messages";
+import { RunTree } from "langsmith/run_trees";
+import { encodeGroup, type RunConstants, stringifyError } from "./encode.js";
+import type { RunBook, TracedRun } from "./run-book.js";
+import type { TraceSink } from "./sender.js";
+
+type Dict = Record<string, unknown>;
+type Serialized = { id?: string[] };
+
+/**
+ * Metadata keys a nested tracing config may override even when a run already has them
+ * (@langchain/core's OVERRIDABLE_LANGSMITH_INHERITABLE_METADATA_KEYS).
+ */
+const OVERRIDABLE = new Set(["ls_agent_type"]);
+
+function coerceToDict(value: unknown, key: string): unknown {
+  return value && !Array.isArray(value) && typeof value === "object" ? value : { [key]: value };
+}
+
+function lastId(serialized: Serialized | undefined): string {
+  return serialized?.id?.at(-1) ?? "Unnamed";
+}
+
+/** Token usage summed over a chat model's generations, as the SDK's tracer adds it to metadata. */
+function usageOf(output: unknown): UsageMetadata | undefined {
+  const generations = (output as { generations?: unknown[][] } | undefined)?.generations;
+  if (!Array.isArray(generations)) return undefined;
+  let usage: UsageMetadata | undefined;
+  for (const batch of generations) {
+    if (!Array.isArray(batch)) continue;
+    for (const generation of batch) {
+      const message = (generation as { message?: unknown } | undefined)?.message;
+      if (AIMessage.isInstance(message) && message.usage_metadata !== undefined)
+        usage = mergeUsageMetadata(usage, message.usage_metadata);
+    }
+  }
+  return usage;
+}
+
+/**
+ * The agent server's tracer: a LangChain callback handler that records each run once, in a plain
+ * record, and sends a trace's runs in one multipart body when its top run ends: the fields, parts
+ * and values LangChain's own tracer (the `langsmith` SDK's RunTree per run, batched by its client)
+ * would send, for a fraction of its CPU (docs/decisions.md, "Cheap tracing").
+ *
+ * It is named `langchain_tracer` and has the methods @langchain/core and `langsmith` look for on
+ * that tracer, so core adds no LangChainTracer of its own to the graph's runs, and a user's
+ * `traceable` inside a node finds its parent here (getRunTreeWithTracingConfig). The `_createRunFor*`
+ * methods are what core calls synchronously on a tracer as a run starts, with the raw inputs.
+ * Copies made for a nested tracing config (copyWithTracingConfig) share the book: they are
+ * prototype-linked views holding only their own metadata and tags.
+ */
+export class LeanTracer extends BaseCallbackHandler {
+  override name = "langchain_tracer" as const;
+  /** Every callback finishes synchronously, so core awaits it in place instead of queueing it. */
+  override awaitHandlers = true;
+  readonly projectName: string;
+  /** Metadata a nested config adds to runs that lack the keys (copyWithTracingConfig). */
+  tracingMetadata: Dict | undefined = undefined;
+  tracingTags: string[] = [];
+  protected readonly book: RunBook;
+  protected readonly sink: TraceSink;
+  protected readonly constants: RunConstants;
+
+  constructor(book: RunBook, sink: TraceSink, constants: RunConstants) {
+    super();
+    this.book = book;
+    this.sink = sink;
+    this.constants = constants;
+    this.projectName = constants.project;
+  }
+
+  override copy(): this {
+    return this;
+  }
+
+  // --- What @langchain/core and langsmith ask of a "langchain_tracer" -------------------------
+
+  copyWithTracingConfig({ metadata, tags }: { metadata?: Dict; tags?: string[] }): LeanTracer {
+    let merged = this.tracingMetadata;
+    if (metadata !== undefined) {
+      merged = { ...this.tracingMetadata };
+      for (const [key, value] of Object.entries(metadata))
+        if (!Object.hasOwn(merged, key) || OVERRIDABLE.has(key)) merged[key] = value;
+    }
+    const view = Object.create(this) as LeanTracer;
+    view.tracingMetadata = merged;
+    view.tracingTags = tags ? [...new Set([...this.tracingTags, ...tags])] : this.tracingTags;
+    return view;
+  }
+
+  /** Copies share one book: core coalesces tracers by this key. */
+  _getRunStoreKey(): unknown {
+    return this.book;
+  }
+
+  /** Marks this handler as a tracer to core, which then calls the `_createRunFor*` methods in line. */
+  _addRunToRunMap(run: unknown): unknown {
+    return run;
+  }
+
+  /** What RunTree.fromRunnableConfig reads of a parent run. */
+  getRun(id: string): TracedRun | undefined {
+    return this.book.get(id);
+  }
+
+  /** A RunTree for a recorded run, made only when a `traceable` starts under it. */
+  getRunTreeWithTracingConfig(id: string): RunTree | undefined {
+    const run = this.book.get(id);
+    if (!run) return undefined;
+    return new RunTree({
+      id: run.id,
+      name: run.name,
+      run_type: run.run_type,
+      start_time: run.startMs,
+      ...(run.parent_run_id !== undefined ? { parent_run_id: run.parent_run_id } : {}),
+      trace_id: run.trace_id,
+      dotted_order: run.dotted_order,
+      execution_order: run.execution_order,
+      child_execution_order: run.group.order,
+      inputs: run.inputs as Dict,
+      serialized: run.serialized as object,
+      tags: run.tags,
+      extra: { ...run.extra },
+      project_name: this.projectName,
+      tracingEnabled: true,
+    });
+  }
+
+  /** The graph was invoked inside a `traceable`: its runs go under that run. */
+  updateFromRunTree(runTree: RunTree): void {
+    if (!runTree.dotted_order) return;
+    this.book.adoptForeign(runTree.id, {
+      trace_id: runTree.trace_id,
+      dotted_order: runTree.dotted_order,
+      child_execution_order: runTree.child_execution_order ?? 1,
+    });
+  }
+
+  // --- Starts: called in line by core's callback manager ------------------------------------
+
+  /** The run's metadata with the nested config's keys it lacks (the manager's object is not changed). */
+  private metadataFor(metadata: Dict | undefined): Dict | undefined {
+    const extra = this.tracingMetadata;
+    if (!extra) return metadata;
+    let out = metadata;
+    for (const key in extra) {
+      if (out && Object.hasOwn(out, key) && !OVERRIDABLE.has(key)) continue;
+      if (out?.[key] === extra[key]) continue;
+      if (out === metadata) out = { ...metadata };
+      (out as Dict)[key] = extra[key];
+    }
+    return out;
+  }
+
+  private tagsFor(tags: string[] | undefined): string[] {
+    if (this.tracingTags.length === 0) return tags ?? [];
+    return [...new Set([...(tags ?? []), ...this.tracingTags])];
+  }
+
+  _createRunForChainStart(
+    chain: Serialized,
+    inputs: unknown,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Dict,
+    runType?: string,
+    name?: string,
+    extra?: Dict,
+  ): TracedRun {
+    const meta = this.metadataFor(metadata);
+    return this.book.start({
+      id: runId,
+      parentRunId,
+      name: name ?? lastId(chain),
+      run_type: runType ?? "chain",
+      inputs,
+      serialized: chain,
+      tags: this.tagsFor(tags),
+      extra: meta ? { ...extra, metadata: meta } : { ...extra },
+    });
+  }
+
+  _createRunForChatModelStart(
+    llm: Serialized,
+    messages: unknown[][],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Dict,
+    tags?: string[],
+    metadata?: Dict,
+    name?: string,
+  ): TracedRun {
+    return this.llmStart(llm, { messages }, runId, parentRunId, extraParams, tags, metadata, name);
+  }
+
+  _createRunForLLMStart(
+    llm: Serialized,
+    prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Dict,
+    tags?: string[],
+    metadata?: Dict,
+    name?: string,
+  ): TracedRun {
+    return this.llmStart(llm, { prompts }, runId, parentRunId, extraParams, tags, metadata, name);
+  }
+
+  private llmStart(
+    llm: Serialized,
+    inputs: Dict,
+    runId: string,
+    parentRunId: string | undefined,
+    extraParams: Dict | undefined,
+    tags: string[] | undefined,
+    metadata: Dict | undefined,
+    name: string | undefined,
+  ): TracedRun {
+    const meta = this.metadataFor(metadata);
+    return this.book.start({
+      id: runId,
+      parentRunId,
+      name: name ?? lastId(llm),
+      run_type: "llm",
+      inputs,
+      serialized: llm,
+      tags: this.tagsFor(tags),
+      extra: meta ? { ...extraParams, metadata: meta } : { ...extraParams },
+    });
+  }
+
+  _createRunForToolStart(
+    tool: Serialized,
+    input: unknown,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Dict,
+    name?: string,
+    toolCallId?: string,
+  ): TracedRun {
+    const meta = this.metadataFor(metadata);
+    return this.book.start({
+      id: runId,
+      parentRunId,
+      name: name ?? lastId(tool),
+      run_type: "tool",
+      inputs: typeof input === "string" ? { input } : input,
+      serialized: tool,
+      tags: this.tagsFor(tags),
+      extra: {
+        ...(meta ? { metadata: meta } : {}),
+        ...(toolCallId !== undefined ? { tool_call_id: toolCallId } : {}),
+      },
+    });
+  }
+
+  _createRunForRetrieverStart(
+    retriever: Serialized,
+    query: string,
+    runId: string,
+    parentRunId?: string,
+    tags?: string[],
+    metadata?: Dict,
+    name?: string,
+  ): TracedRun {
+    const meta = this.metadataFor(metadata);
+    return this.book.start({
+      id: runId,
+      parentRunId,
+      name: name ?? lastId(retriever),
+      run_type: "retriever",
+      inputs: { query },
+      serialized: retriever,
+      tags: this.tagsFor(tags),
+      extra: meta ? { metadata: meta } : {},
+    });
+  }
+
+  // Started by the manager already (above); these cover a manager that does not call them.
+  override handleChainStart(...args: Parameters<LeanTracer["_createRunForChainStart"]>): void {
+    if (!this.book.get(args[2])) this._createRunForChainStart(...args);
+  }
+  override handleChatModelStart(...args: Parameters<LeanTracer["_createRunForChatModelStart"]>): void {
+    if (!this.book.get(args[2])) this._createRunForChatModelStart(...args);
+  }
+  override handleLLMStart(...args: Parameters<LeanTracer["_createRunForLLMStart"]>): void {
+    if (!this.book.get(args[2])) this._createRunForLLMStart(...args);
+  }
+  override handleToolStart(...args: Parameters<LeanTracer["_createRunForToolStart"]>): void {
+    if (!this.book.get(args[2])) this._createRunForToolStart(...args);
+  }
+  override handleRetrieverStart(...args: Parameters<LeanTracer["_createRunForRetrieverStart"]>): void {
+    if (!this.book.get(args[2])) this._createRunForRetrieverStart(...args);
+  }
+
+  // --- Ends and events --------------------------------------------------------------------
+
+  private finish(run: TracedRun, event: "end" | "error"): void {
+    const group = this.book.end(run, event);
+    if (group) this.sink.send(encodeGroup(group, this.constants));
+  }
+
+  override handleChainEnd(
+    outputs: unknown,
+    runId: string,
+    _parent?: string,
+    _tags?: string[],
+    kwargs?: { inputs?: unknown },
+  ): void {
+    const run = this.book.get(runId);
+    if (!run) return;
+    run.outputs = coerceToDict(outputs, "output");
+    if (kwargs?.inputs !== undefined) run.inputs = coerceToDict(kwargs.inputs, "input");
+    this.finish(run, "end");
+  }
+
+  override handleChainError(
+    error: unknown,
+    runId: string,
+    _parent?: string,
+    _tags?: string[],
+    kwargs?: { inputs?: unknown },
+  ): void {
+    const run = this.book.get(runId);
+    if (!run) return;
+    run.error = stringifyError(error);
+    if (kwargs?.inputs !== undefined) run.inputs = coerceToDict(kwargs.inputs, "input");
+    this.finish(run, "error");
+  }
+
+  override handleLLMEnd(
+    output: unknown,
+    runId: string,
+    _parent?: string,
+    _tags?: string[],
+    extraParams?: Dict,
+  ): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "llm") return;
+    run.outputs = output;
+    if (extraParams) run.extra = { ...run.extra, ...extraParams };
+    const usage = usageOf(output);
+    if (usage !== undefined)
+      run.extra = { ...run.extra, metadata: { ...(run.extra.metadata as Dict), usage_metadata: usage } };
+    this.finish(run, "end");
+  }
+
+  override handleLLMError(
+    error: unknown,
+    runId: string,
+    _parent?: string,
+    _tags?: string[],
+    extraParams?: Dict,
+  ): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "llm") return;
+    run.error = stringifyError(error);
+    if (extraParams) run.extra = { ...run.extra, ...extraParams };
+    this.finish(run, "error");
+  }
+
+  override handleToolEnd(output: unknown, runId: string): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "tool") return;
+    run.outputs = { output };
+    this.finish(run, "end");
+  }
+
+  override handleToolError(error: unknown, runId: string): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "tool") return;
+    run.error = stringifyError(error);
+    this.finish(run, "error");
+  }
+
+  override handleRetrieverEnd(documents: unknown, runId: string): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "retriever") return;
+    run.outputs = { documents };
+    this.finish(run, "end");
+  }
+
+  override handleRetrieverError(error: unknown, runId: string): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "retriever") return;
+    run.error = stringifyError(error);
+    this.finish(run, "error");
+  }
+
+  override handleLLMNewToken(
+    token: string,
+    idx: unknown,
+    runId: string,
+    _parent?: string,
+    _tags?: string[],
+    fields?: { chunk?: unknown },
+  ): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "llm") return;
+    run.events.push({
+      name: "new_token",
+      time: new Date().toISOString(),
+      kwargs: { token, idx, chunk: fields?.chunk },
+    });
+  }
+
+  override handleText(text: string, runId: string): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "chain") return;
+    run.events.push({ name: "text", time: new Date().toISOString(), kwargs: { text } });
+  }
+
+  override handleAgentAction(action: unknown, runId: string): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "chain") return;
+    run.events.push({ name: "agent_action", time: new Date().toISOString(), kwargs: { action } });
+  }
+
+  override handleAgentEnd(action: unknown, runId: string): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== "chain") return;
+    run.events.push({ name: "agent_end", time: new Date().toISOString(), kwargs: { action } });
+  }
+}
