@@ -8,6 +8,38 @@ export interface RunConstants {
   readonly runtime: Readonly<Record<string, string>>;
 }
 
+/** The constants as JSON texts, made once. */
+interface ConstantTexts {
+  project: string;
+  runtime: string;
+}
+const texts = new WeakMap<RunConstants, ConstantTexts>();
+function textsOf(constants: RunConstants): ConstantTexts {
+  let out = texts.get(constants);
+  if (!out) {
+    out = { project: JSON.stringify(constants.project), runtime: JSON.stringify(constants.runtime) };
+    texts.set(constants, out);
+  }
+  return out;
+}
+
+/**
+ * Metadata keys a nested tracing config may override even when a run already has them
+ * (@langchain/core's OVERRIDABLE_LANGSMITH_INHERITABLE_METADATA_KEYS).
+ */
+export const OVERRIDABLE = new Set(["ls_agent_type"]);
+
+/** A run's metadata as the SDK's tracer ends up with it: its own, then the nested config's missing keys. */
+export function runMetadata(run: TracedRun): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...run.metadata };
+  const inherited = run.inherited;
+  if (inherited)
+    for (const key in inherited)
+      if (!(run.metadata && Object.hasOwn(run.metadata, key)) || OVERRIDABLE.has(key))
+        out[key] = inherited[key];
+  if (run.usage !== undefined) out.usage_metadata = run.usage;
+  return out;
+}
 /** Where @langchain/core keeps a run's trace policy in `extra` (tracers/trace_policy.ts). */
 const TRACE_POLICY_KEY = Symbol.for("langchain.trace_policy");
 
@@ -51,7 +83,7 @@ function stringifyError(error: unknown): string {
 
 /** The trace policy's view of a run's payloads; a processor that throws empties it and errors the run. */
 function applyPolicy(run: TracedRun): { inputs: unknown; outputs: unknown; error: string | undefined } {
-  const policy = run.extra[TRACE_POLICY_KEY] as TracePolicy | undefined;
+  const policy = run.extra?.[TRACE_POLICY_KEY] as TracePolicy | undefined;
   let { inputs, outputs, error } = run;
   if (!policy) return { inputs, outputs, error };
   try {
@@ -69,35 +101,52 @@ function applyPolicy(run: TracedRun): { inputs: unknown; outputs: unknown; error
   return { inputs, outputs, error };
 }
 
+/** ISO time of an epoch millisecond. */
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** `post.<id>`: the run's own fields, written directly (ten small objects a trace otherwise). */
+function postJson(run: TracedRun, error: string | undefined, project: string): string {
+  let post = `{"session_name":${project},"id":${JSON.stringify(run.id)},"name":${JSON.stringify(run.name)},"start_time":"${run.start_time}"`;
+  if (run.end_time !== undefined) post += `,"end_time":${run.end_time}`;
+  post += `,"run_type":${JSON.stringify(run.run_type)},"child_runs":[]`;
+  if (run.parent_run_id !== undefined) post += `,"parent_run_id":${JSON.stringify(run.parent_run_id)}`;
+  post += `,"trace_id":${JSON.stringify(run.trace_id)},"dotted_order":${JSON.stringify(run.dotted_order)},"tags":${toJson(run.tags)}`;
+  if (error !== undefined) post += `,"error":${JSON.stringify(error)}`;
+  return `${post}}`;
+}
+
+/** `events`: start, what happened in between, then end or error. */
+function eventsJson(run: TracedRun): string {
+  let events = `[{"name":"start","time":"${iso(run.startMs)}"}`;
+  if (run.events) events += `,${toJson(run.events).slice(1, -1)}`;
+  if (run.ended && run.end_time !== undefined)
+    events += `,{"name":"${run.ended}","time":"${iso(run.end_time)}"}`;
+  return `${events}]`;
+}
+
+/** `extra`: what the callback gave, the metadata over the environment's, the runtime block. */
+function extraJson(run: TracedRun, constants: RunConstants, runtime: string): string {
+  const metadata = toJson({ ...constants.envMetadata, ...runMetadata(run) });
+  const extra = run.extra;
+  if (extra === undefined) return `{"metadata":${metadata},"runtime":${runtime}}`;
+  if (Object.hasOwn(extra, "metadata") || Object.hasOwn(extra, "runtime"))
+    return toJson({ ...extra, metadata: JSON.parse(metadata), runtime: constants.runtime });
+  const own = toJson(extra);
+  return `${own.length > 2 ? `${own.slice(0, -1)},` : "{"}"metadata":${metadata},"runtime":${runtime}}`;
+}
+
 /** One run's parts: `post.<id>` with the run's fields, then its inputs, outputs, events, extra, serialized. */
 function runParts(run: TracedRun, constants: RunConstants): string {
   const { inputs, outputs, error } = applyPolicy(run);
-  const post = {
-    session_name: constants.project,
-    id: run.id,
-    name: run.name,
-    start_time: run.start_time,
-    ...(run.end_time !== undefined ? { end_time: run.end_time } : {}),
-    run_type: run.run_type,
-    child_runs: [],
-    ...(run.parent_run_id !== undefined ? { parent_run_id: run.parent_run_id } : {}),
-    trace_id: run.trace_id,
-    dotted_order: run.dotted_order,
-    tags: run.tags,
-    ...(error !== undefined ? { error } : {}),
-  };
-  const { metadata, ...rest } = run.extra as { metadata?: Record<string, unknown> };
-  const extra = {
-    ...rest,
-    metadata: { ...constants.envMetadata, ...metadata },
-    runtime: constants.runtime,
-  };
+  const own = textsOf(constants);
   const id = run.id;
-  let parts = multipartPart(`post.${id}`, JSON.stringify(post));
+  let parts = multipartPart(`post.${id}`, postJson(run, error, own.project));
   if (inputs !== undefined) parts += multipartPart(`post.${id}.inputs`, toJson(inputs));
   if (outputs !== undefined) parts += multipartPart(`post.${id}.outputs`, toJson(outputs));
-  parts += multipartPart(`post.${id}.events`, toJson(run.events));
-  parts += multipartPart(`post.${id}.extra`, toJson(extra));
+  parts += multipartPart(`post.${id}.events`, eventsJson(run));
+  parts += multipartPart(`post.${id}.extra`, extraJson(run, constants, own.runtime));
   if (run.serialized !== undefined) parts += multipartPart(`post.${id}.serialized`, toJson(run.serialized));
   return parts;
 }

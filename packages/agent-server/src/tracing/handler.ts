@@ -1,18 +1,12 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { AIMessage, mergeUsageMetadata, type UsageMetadata } from "@langchain/core/messages";
 import { RunTree } from "langsmith/run_trees";
-import { encodeGroup, type RunConstants, stringifyError } from "./encode.js";
+import { encodeGroup, OVERRIDABLE, type RunConstants, runMetadata, stringifyError } from "./encode.js";
 import type { RunBook, TracedRun } from "./run-book.js";
 import type { TraceSink } from "./sender.js";
 
 type Dict = Record<string, unknown>;
 type Serialized = { id?: string[] };
-
-/**
- * Metadata keys a nested tracing config may override even when a run already has them
- * (@langchain/core's OVERRIDABLE_LANGSMITH_INHERITABLE_METADATA_KEYS).
- */
-const OVERRIDABLE = new Set(["ls_agent_type"]);
 
 function coerceToDict(value: unknown, key: string): unknown {
   return value && !Array.isArray(value) && typeof value === "object" ? value : { [key]: value };
@@ -62,6 +56,8 @@ export class LeanTracer extends BaseCallbackHandler {
   protected readonly book: RunBook;
   protected readonly sink: TraceSink;
   protected readonly constants: RunConstants;
+  /** State the handler's views share beyond the book. */
+  protected readonly shared: { template?: Record<string, unknown> } = {};
 
   constructor(book: RunBook, sink: TraceSink, constants: RunConstants) {
     super();
@@ -105,27 +101,44 @@ export class LeanTracer extends BaseCallbackHandler {
     return this.book.get(id);
   }
 
-  /** A RunTree for a recorded run, made only when a `traceable` starts under it. */
+  /**
+   * A RunTree for a recorded run. Core asks for one each time a node's function starts (to put it
+   * in async-local storage, where a `traceable` would find its parent), so it is made without
+   * RunTree's constructor (which reads the environment and resolves the client each time, 1.1 ms
+   * of CPU per agent run): a prototype-linked copy of one tree made at start-up, with this run's
+   * fields.
+   */
   getRunTreeWithTracingConfig(id: string): RunTree | undefined {
     const run = this.book.get(id);
     if (!run) return undefined;
-    return new RunTree({
+    const tree = Object.create(RunTree.prototype) as RunTree;
+    Object.assign(tree, this.treeTemplate(), {
       id: run.id,
       name: run.name,
       run_type: run.run_type,
       start_time: run.startMs,
-      ...(run.parent_run_id !== undefined ? { parent_run_id: run.parent_run_id } : {}),
+      parent_run_id: run.parent_run_id,
       trace_id: run.trace_id,
       dotted_order: run.dotted_order,
       execution_order: run.execution_order,
       child_execution_order: run.group.order,
-      inputs: run.inputs as Dict,
-      serialized: run.serialized as object,
+      inputs: run.inputs,
+      serialized: run.serialized,
       tags: run.tags,
-      extra: { ...run.extra },
-      project_name: this.projectName,
-      tracingEnabled: true,
+      extra: { ...run.extra, metadata: runMetadata(run) },
+      child_runs: [],
+      events: [],
     });
+    return tree;
+  }
+
+  /** The fields of a RunTree for this project, resolved once (client, addressing, replicas). */
+  private treeTemplate(): Readonly<Record<string, unknown>> {
+    const shared = this.shared;
+    shared.template ??= {
+      ...new RunTree({ name: "template", project_name: this.projectName, tracingEnabled: true }),
+    };
+    return shared.template;
   }
 
   /** The graph was invoked inside a `traceable`: its runs go under that run. */
@@ -139,20 +152,6 @@ export class LeanTracer extends BaseCallbackHandler {
   }
 
   // --- Starts: called in line by core's callback manager ------------------------------------
-
-  /** The run's metadata with the nested config's keys it lacks (the manager's object is not changed). */
-  private metadataFor(metadata: Dict | undefined): Dict | undefined {
-    const extra = this.tracingMetadata;
-    if (!extra) return metadata;
-    let out = metadata;
-    for (const key in extra) {
-      if (out && Object.hasOwn(out, key) && !OVERRIDABLE.has(key)) continue;
-      if (out?.[key] === extra[key]) continue;
-      if (out === metadata) out = { ...metadata };
-      (out as Dict)[key] = extra[key];
-    }
-    return out;
-  }
 
   private tagsFor(tags: string[] | undefined): string[] {
     if (this.tracingTags.length === 0) return tags ?? [];
@@ -170,7 +169,6 @@ export class LeanTracer extends BaseCallbackHandler {
     name?: string,
     extra?: Dict,
   ): TracedRun {
-    const meta = this.metadataFor(metadata);
     return this.book.start({
       id: runId,
       parentRunId,
@@ -179,7 +177,9 @@ export class LeanTracer extends BaseCallbackHandler {
       inputs,
       serialized: chain,
       tags: this.tagsFor(tags),
-      extra: meta ? { ...extra, metadata: meta } : { ...extra },
+      metadata,
+      inherited: this.tracingMetadata,
+      extra,
     });
   }
 
@@ -219,7 +219,6 @@ export class LeanTracer extends BaseCallbackHandler {
     metadata: Dict | undefined,
     name: string | undefined,
   ): TracedRun {
-    const meta = this.metadataFor(metadata);
     return this.book.start({
       id: runId,
       parentRunId,
@@ -228,7 +227,9 @@ export class LeanTracer extends BaseCallbackHandler {
       inputs,
       serialized: llm,
       tags: this.tagsFor(tags),
-      extra: meta ? { ...extraParams, metadata: meta } : { ...extraParams },
+      metadata,
+      inherited: this.tracingMetadata,
+      extra: extraParams,
     });
   }
 
@@ -242,7 +243,6 @@ export class LeanTracer extends BaseCallbackHandler {
     name?: string,
     toolCallId?: string,
   ): TracedRun {
-    const meta = this.metadataFor(metadata);
     return this.book.start({
       id: runId,
       parentRunId,
@@ -251,10 +251,9 @@ export class LeanTracer extends BaseCallbackHandler {
       inputs: typeof input === "string" ? { input } : input,
       serialized: tool,
       tags: this.tagsFor(tags),
-      extra: {
-        ...(meta ? { metadata: meta } : {}),
-        ...(toolCallId !== undefined ? { tool_call_id: toolCallId } : {}),
-      },
+      metadata,
+      inherited: this.tracingMetadata,
+      extra: toolCallId !== undefined ? { tool_call_id: toolCallId } : undefined,
     });
   }
 
@@ -267,7 +266,6 @@ export class LeanTracer extends BaseCallbackHandler {
     metadata?: Dict,
     name?: string,
   ): TracedRun {
-    const meta = this.metadataFor(metadata);
     return this.book.start({
       id: runId,
       parentRunId,
@@ -276,7 +274,9 @@ export class LeanTracer extends BaseCallbackHandler {
       inputs: { query },
       serialized: retriever,
       tags: this.tagsFor(tags),
-      extra: meta ? { metadata: meta } : {},
+      metadata,
+      inherited: this.tracingMetadata,
+      extra: undefined,
     });
   }
 
@@ -343,9 +343,7 @@ export class LeanTracer extends BaseCallbackHandler {
     if (run?.run_type !== "llm") return;
     run.outputs = output;
     if (extraParams) run.extra = { ...run.extra, ...extraParams };
-    const usage = usageOf(output);
-    if (usage !== undefined)
-      run.extra = { ...run.extra, metadata: { ...(run.extra.metadata as Dict), usage_metadata: usage } };
+    run.usage = usageOf(output);
     this.finish(run, "end");
   }
 
@@ -401,28 +399,24 @@ export class LeanTracer extends BaseCallbackHandler {
   ): void {
     const run = this.book.get(runId);
     if (run?.run_type !== "llm") return;
-    run.events.push({
-      name: "new_token",
-      time: new Date().toISOString(),
-      kwargs: { token, idx, chunk: fields?.chunk },
-    });
+    this.book.event(run, "new_token", { token, idx, chunk: fields?.chunk });
   }
 
   override handleText(text: string, runId: string): void {
     const run = this.book.get(runId);
     if (run?.run_type !== "chain") return;
-    run.events.push({ name: "text", time: new Date().toISOString(), kwargs: { text } });
+    this.book.event(run, "text", { text });
   }
 
   override handleAgentAction(action: unknown, runId: string): void {
     const run = this.book.get(runId);
     if (run?.run_type !== "chain") return;
-    run.events.push({ name: "agent_action", time: new Date().toISOString(), kwargs: { action } });
+    this.book.event(run, "agent_action", { action });
   }
 
   override handleAgentEnd(action: unknown, runId: string): void {
     const run = this.book.get(runId);
     if (run?.run_type !== "chain") return;
-    run.events.push({ name: "agent_end", time: new Date().toISOString(), kwargs: { action } });
+    this.book.event(run, "agent_end", { action });
   }
 }

@@ -29,10 +29,19 @@ export interface TracedRun {
   outputs: unknown;
   error: string | undefined;
   readonly serialized: unknown;
-  readonly events: TraceEvent[];
-  tags: string[];
-  /** `extra` as the SDK keeps it: `metadata`, and what the callback added (invocation_params…). */
-  extra: Record<string | symbol, unknown>;
+  /** Events between the start and the end (tokens, text…): the start and end ones are made when sent. */
+  events: TraceEvent[] | undefined;
+  /** How the run ended (its last event), undefined while it runs. */
+  ended: "end" | "error" | undefined;
+  readonly tags: string[];
+  /** The metadata the callback manager handed over (not copied: the manager does not change it). */
+  readonly metadata: Record<string, unknown> | undefined;
+  /** A nested tracing config's metadata: the keys the run's metadata lacks are added when sent. */
+  readonly inherited: Record<string, unknown> | undefined;
+  /** `extra` beside metadata as the callback gave it (invocation_params, tool_call_id…). */
+  extra: Record<string | symbol, unknown> | undefined;
+  /** Token usage of a chat model's run, added to its metadata as the SDK's tracer does. */
+  usage: unknown;
   /** The runs sent together: those of one trace in this process, in start order. */
   readonly group: RunGroup;
 }
@@ -60,7 +69,9 @@ export interface RunStart {
   inputs: unknown;
   serialized: unknown;
   tags: string[];
-  extra: Record<string | symbol, unknown>;
+  metadata: Record<string, unknown> | undefined;
+  inherited: Record<string, unknown> | undefined;
+  extra: Record<string | symbol, unknown> | undefined;
 }
 
 /** Foreign parents kept at most (they have no end the tracer sees; the oldest are forgotten). */
@@ -81,6 +92,12 @@ export class RunBook {
 
   get size(): number {
     return this.#runs.size;
+  }
+
+  /** Adds an event between a run's start and end (a streamed token, text…). */
+  event(run: TracedRun, name: string, kwargs: Record<string, unknown>): void {
+    run.events ??= [];
+    run.events.push({ name, time: new Date().toISOString(), kwargs });
   }
 
   /** Records a run's start, under its parent when the parent is known (here or foreign). */
@@ -119,9 +136,13 @@ export class RunBook {
       outputs: undefined,
       error: undefined,
       serialized: start.serialized,
-      events: [{ name: "start", time: new Date(startMs).toISOString() }],
+      events: undefined,
+      ended: undefined,
       tags: start.tags,
+      metadata: start.metadata,
+      inherited: start.inherited,
       extra: start.extra,
+      usage: undefined,
       group,
     };
     group.runs.push(run);
@@ -135,7 +156,7 @@ export class RunBook {
    */
   end(run: TracedRun, event: "end" | "error"): RunGroup | undefined {
     run.end_time = Date.now();
-    run.events.push({ name: event, time: new Date(run.end_time).toISOString() });
+    run.ended = event;
     if (run.group.runs[0] !== run) return undefined;
     for (const member of run.group.runs) this.#runs.delete(member.id);
     return run.group;
