@@ -142,7 +142,8 @@ export function chooseTracer(env: Env): TracerChoice {
     .filter(
       (key) =>
         (key.startsWith("LANGSMITH_") || key.startsWith("LANGCHAIN_")) &&
-        env[key] !== undefined &&
+        // Empty is unset, as the SDK reads most of them.
+        (env[key] ?? "") !== "" &&
         !HONOURED.has(key),
     )
     .sort();
