@@ -251,6 +251,11 @@ export async function startAgentServer(
     const tracer = createRunTracer(tracerChoice, logger);
     if (tracerChoice.kind === "sdk")
       logger.info(`runs are traced by LangChain's tracer (${tracerChoice.reason})`);
+    else if (tracerChoice.kind === "lean")
+      logger.info(
+        { endpoint: tracerChoice.settings.endpoint, project: tracerChoice.settings.project },
+        "runs are traced by the agent server's tracer",
+      );
     const workerDeps = {
       ...backend,
       runs: backend.storage.runs,

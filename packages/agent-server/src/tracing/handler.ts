@@ -389,17 +389,12 @@ export class LeanTracer extends BaseCallbackHandler {
     this.finish(run, "error");
   }
 
-  override handleLLMNewToken(
-    token: string,
-    idx: unknown,
-    runId: string,
-    _parent?: string,
-    _tags?: string[],
-    fields?: { chunk?: unknown },
-  ): void {
+  override handleLLMNewToken(_token: string, _idx: unknown, runId: string): void {
     const run = this.book.get(runId);
     if (run?.run_type !== "llm") return;
-    this.book.event(run, "new_token", { token, idx, chunk: fields?.chunk });
+    // The SDK's client drops a token event's kwargs (the token, the chunk) before sending: so does
+    // this tracer, and keeps no chunk meanwhile.
+    this.book.event(run, "new_token");
   }
 
   override handleText(text: string, runId: string): void {

@@ -95,9 +95,10 @@ export class RunBook {
   }
 
   /** Adds an event between a run's start and end (a streamed token, text…). */
-  event(run: TracedRun, name: string, kwargs: Record<string, unknown>): void {
+  event(run: TracedRun, name: string, kwargs?: Record<string, unknown>): void {
     run.events ??= [];
-    run.events.push({ name, time: new Date().toISOString(), kwargs });
+    const time = new Date().toISOString();
+    run.events.push(kwargs ? { name, time, kwargs } : { name, time });
   }
 
   /** Records a run's start, under its parent when the parent is known (here or foreign). */
