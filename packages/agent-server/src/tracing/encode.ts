@@ -30,8 +30,11 @@ function textsOf(constants: RunConstants): ConstantTexts {
 export const OVERRIDABLE = new Set(["ls_agent_type"]);
 
 /** A run's metadata as the SDK's tracer ends up with it: its own, then the nested config's missing keys. */
-export function runMetadata(run: TracedRun): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...run.metadata };
+export function runMetadata(
+  run: TracedRun,
+  base?: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = base ? { ...base, ...run.metadata } : { ...run.metadata };
   const inherited = run.inherited;
   if (inherited)
     for (const key in inherited)
@@ -128,7 +131,7 @@ function eventsJson(run: TracedRun): string {
 
 /** `extra`: what the callback gave, the metadata over the environment's, the runtime block. */
 function extraJson(run: TracedRun, constants: RunConstants, runtime: string): string {
-  const metadata = toJson({ ...constants.envMetadata, ...runMetadata(run) });
+  const metadata = toJson(runMetadata(run, constants.envMetadata));
   const extra = run.extra;
   if (extra === undefined) return `{"metadata":${metadata},"runtime":${runtime}}`;
   if (Object.hasOwn(extra, "metadata") || Object.hasOwn(extra, "runtime"))

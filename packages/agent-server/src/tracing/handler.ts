@@ -74,15 +74,21 @@ export class LeanTracer extends BaseCallbackHandler {
   // --- What @langchain/core and langsmith ask of a "langchain_tracer" -------------------------
 
   copyWithTracingConfig({ metadata, tags }: { metadata?: Dict; tags?: string[] }): LeanTracer {
+    // Nested configs mostly repeat what this view holds already: then this view is the copy.
     let merged = this.tracingMetadata;
     if (metadata !== undefined) {
-      merged = { ...this.tracingMetadata };
-      for (const [key, value] of Object.entries(metadata))
-        if (!Object.hasOwn(merged, key) || OVERRIDABLE.has(key)) merged[key] = value;
+      for (const [key, value] of Object.entries(metadata)) {
+        if (merged && Object.hasOwn(merged, key) && (!OVERRIDABLE.has(key) || merged[key] === value))
+          continue;
+        if (merged === this.tracingMetadata) merged = { ...this.tracingMetadata };
+        (merged as Dict)[key] = value;
+      }
     }
+    const newTags = tags?.filter((tag) => !this.tracingTags.includes(tag)) ?? [];
+    if (merged === this.tracingMetadata && newTags.length === 0) return this;
     const view = Object.create(this) as LeanTracer;
     view.tracingMetadata = merged;
-    view.tracingTags = tags ? [...new Set([...this.tracingTags, ...tags])] : this.tracingTags;
+    view.tracingTags = newTags.length > 0 ? [...this.tracingTags, ...new Set(newTags)] : this.tracingTags;
     return view;
   }
 
@@ -125,11 +131,17 @@ export class LeanTracer extends BaseCallbackHandler {
       inputs: run.inputs,
       serialized: run.serialized,
       tags: run.tags,
-      extra: { ...run.extra, metadata: runMetadata(run) },
+      // Shared by the trees of one run: core replaces `extra` (never changes it), children read it.
+      extra: run.treeExtra ?? this.treeExtraOf(run),
       child_runs: [],
       events: [],
     });
     return tree;
+  }
+
+  private treeExtraOf(run: TracedRun): Dict {
+    run.treeExtra = { ...run.extra, metadata: runMetadata(run) };
+    return run.treeExtra;
   }
 
   /** The fields of a RunTree for this project, resolved once (client, addressing, replicas). */

@@ -42,6 +42,8 @@ export interface TracedRun {
   extra: Record<string | symbol, unknown> | undefined;
   /** Token usage of a chat model's run, added to its metadata as the SDK's tracer does. */
   usage: unknown;
+  /** `extra` of the RunTrees made for this run (getRunTreeWithTracingConfig), made once. */
+  treeExtra?: Record<string | symbol, unknown>;
   /** The runs sent together: those of one trace in this process, in start order. */
   readonly group: RunGroup;
 }
