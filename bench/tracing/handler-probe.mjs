@@ -3,9 +3,10 @@
 // today), (b) a prototype of a lean callback handler that records the same runs (ids, parents,
 // dotted order, inputs, outputs, serialized, events, metadata, runtime) and posts one multipart
 // body per trace, and (d) a no-op handler (the callback dispatch any handler pays), against
-// (c) no tracing. One process, the four interleaved (c a b d, d b a c, …), CPU from
-// process.cpuUsage(). A do-nothing HTTP sink in its own process takes the uploads. A measurement,
-// not the design: it is not wired into the agent server.
+// (c) no tracing, and (e) the agent server's own tracer as built (packages/agent-server/src/tracing,
+// from its dist: run `npm run build` first), with LANGSMITH_TRACING on as in a deployment. One
+// process, the five interleaved (c a b d e, e d b a c, …), CPU from process.cpuUsage(). A
+// do-nothing HTTP sink in its own process takes the uploads. (b) was the first prototype.
 // Usage: node bench/tracing/handler-probe.mjs [runs per phase] [rounds]
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
