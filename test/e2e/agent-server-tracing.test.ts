@@ -333,8 +333,8 @@ describe("the agent server's tracer sends what LangChain's tracer sends", () => 
     assert.match(JSON.stringify(tool.outputs), /42/);
   });
 
-  it("a user's traceable inside a node nests under the node", async () => {
-    const trace = await both("traced", { question: " Why? " }, 5, { traceables: ["lookup", "normalise"] });
+  it("a user's traceable inside a node nests under the node, a runnable inside it under the traceable", async () => {
+    const trace = await both("traced", { question: " Why? " }, 6, { traceables: ["lookup", "normalise"] });
     assert.deepEqual(
       trace.map((r) => `${r.parent ?? "-"} > ${r.name}/${r.run_type}`),
       [
@@ -343,6 +343,7 @@ describe("the agent server's tracer sends what LangChain's tracer sends", () => 
         "#0:LangGraph > research/chain",
         "#2:research > lookup/retriever",
         "#3:lookup > normalise/chain",
+        "#4:normalise > lower/chain",
       ],
     );
     assert.deepEqual(trace[4]?.outputs, { outputs: "why?" });

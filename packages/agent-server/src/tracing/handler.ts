@@ -160,6 +160,7 @@ export class LeanTracer extends BaseCallbackHandler {
       trace_id: runTree.trace_id,
       dotted_order: runTree.dotted_order,
       child_execution_order: runTree.child_execution_order ?? 1,
+      tree: new WeakRef(runTree),
     });
   }
 

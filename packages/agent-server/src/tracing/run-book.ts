@@ -60,6 +60,11 @@ interface ForeignParent {
   trace_id: string;
   dotted_order: string;
   child_execution_order: number;
+  /**
+   * The run's own tree (a RunTree): LangChain's tracer gives it an `events` list once a run starts
+   * under it. Weakly held: the book never learns when a foreign run ends.
+   */
+  tree?: WeakRef<{ events?: unknown[] }>;
 }
 
 /** What starting a run needs beyond its place in the tree. */
@@ -120,7 +125,12 @@ export class RunBook {
     } else {
       order = foreign ? foreign.child_execution_order + 1 : 1;
       group = { runs: [], order };
-      if (foreign) foreign.child_execution_order = order;
+      if (foreign) {
+        foreign.child_execution_order = order;
+        // As LangChain's tracer does to a parent it adds a child to (its `events` then go out as []).
+        const tree = foreign.tree?.deref();
+        if (tree) tree.events ??= [];
+      }
     }
     const stamp = convertToDottedOrderFormat(startMs, start.id, order);
     const above = parent ?? foreign;
@@ -172,7 +182,7 @@ export class RunBook {
       const oldest = this.#foreign.keys().next().value;
       if (oldest !== undefined) this.#foreign.delete(oldest);
     }
-    this.#foreign.set(id, { ...parent });
+    this.#foreign.set(id, parent);
   }
 
   /** Takes every group still open out of the book (the server is stopping). */
