@@ -111,8 +111,8 @@ export class LeanTracer extends BaseCallbackHandler {
    * A RunTree for a recorded run. Core asks for one each time a node's function starts (to put it
    * in async-local storage, where a `traceable` would find its parent), so it is made without
    * RunTree's constructor (which reads the environment and resolves the client each time, 1.1 ms
-   * of CPU per agent run): a prototype-linked copy of one tree made at start-up, with this run's
-   * fields.
+   * of CPU per agent run): an object of RunTree's prototype with the fields of one tree made once
+   * (client, project, replicas…) and this run's.
    */
   getRunTreeWithTracingConfig(id: string): RunTree | undefined {
     const run = this.book.get(id);

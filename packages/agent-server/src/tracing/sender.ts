@@ -20,8 +20,11 @@ export function multipartPart(name: string, json: string): string {
   return `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: application/json; length=${json.length}\r\n\r\n${json}\r\n`;
 }
 
-/** A POST carries at most this much (traces beyond it wait for the next one); ingest takes 20 MB+. */
-const MAX_BODY_CHARS = 8 * 1024 * 1024;
+/**
+ * A POST carries at most this many characters (traces beyond wait for the next one): ≤ 12 MB even
+ * of 3-byte characters, under LangSmith's 20 MB batch limit (Berth's ingest takes 40 MiB).
+ */
+const MAX_BODY_CHARS = 4 * 1024 * 1024;
 const RETRIES = 3;
 const RETRY_BASE_MS = 500;
 const REQUEST_TIMEOUT_MS = 30_000;
