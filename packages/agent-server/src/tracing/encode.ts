@@ -112,6 +112,35 @@ function applyPolicy(run: TracedRun): { inputs: unknown; outputs: unknown; error
   return { inputs, outputs, error };
 }
 
+/**
+ * The same messages appear in many runs of a trace (the state's messages are each node's input and
+ * the graph's output): each one's `toJSON()` (LangChain's serialised form: key mapping, escaping)
+ * is computed once per trace and reused. Only containers down to a few levels are walked (state →
+ * messages → message, a model's [[messages]] and generations); JSON.stringify does the rest.
+ */
+class SerialisedOnce {
+  readonly #done = new Map<object, unknown>();
+
+  of(value: unknown, depth = 0): unknown {
+    if (typeof value !== "object" || value === null || depth > 4) return value;
+    if (Array.isArray(value)) return value.map((item) => this.of(item, depth + 1));
+    const proto = Object.getPrototypeOf(value);
+    if ((proto === Object.prototype || proto === null) && !Object.hasOwn(value, "toJSON")) {
+      const out: Record<string, unknown> = {};
+      for (const key in value) out[key] = this.of((value as Record<string, unknown>)[key], depth + 1);
+      return out;
+    }
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON !== "function" || !("lc_serializable" in value)) return value;
+    let done = this.#done.get(value);
+    if (done === undefined) {
+      done = toJSON.call(value);
+      this.#done.set(value, done);
+    }
+    return done;
+  }
+}
+
 /** ISO time of an epoch millisecond. */
 function iso(ms: number): string {
   return new Date(ms).toISOString();
@@ -183,13 +212,13 @@ function extraJson(run: TracedRun, constants: RunConstants, own: ConstantTexts):
 }
 
 /** One run's parts: `post.<id>` with the run's fields, then its inputs, outputs, events, extra, serialized. */
-function runParts(run: TracedRun, constants: RunConstants): string {
+function runParts(run: TracedRun, constants: RunConstants, once: SerialisedOnce): string {
   const { inputs, outputs, error } = applyPolicy(run);
   const own = textsOf(constants);
   const id = run.id;
   let parts = multipartPart(`post.${id}`, postJson(run, error, own.project));
-  if (inputs !== undefined) parts += multipartPart(`post.${id}.inputs`, toJson(inputs));
-  if (outputs !== undefined) parts += multipartPart(`post.${id}.outputs`, toJson(outputs));
+  if (inputs !== undefined) parts += multipartPart(`post.${id}.inputs`, toJson(once.of(inputs)));
+  if (outputs !== undefined) parts += multipartPart(`post.${id}.outputs`, toJson(once.of(outputs)));
   parts += multipartPart(`post.${id}.events`, eventsJson(run));
   parts += multipartPart(`post.${id}.extra`, extraJson(run, constants, own));
   if (run.serialized !== undefined) parts += multipartPart(`post.${id}.serialized`, toJson(run.serialized));
@@ -199,7 +228,8 @@ function runParts(run: TracedRun, constants: RunConstants): string {
 /** A group's runs as multipart parts (no closing delimiter: the sender batches groups). */
 export function encodeGroup(group: RunGroup, constants: RunConstants): string {
   let parts = "";
-  for (const run of group.runs) parts += runParts(run, constants);
+  const once = new SerialisedOnce();
+  for (const run of group.runs) parts += runParts(run, constants, once);
   return parts;
 }
 
