@@ -1,36 +1,12 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
-import { AIMessage, mergeUsageMetadata, type UsageMetadata } from "@langchain/core/messages";
-import { RunTree } from "langsmith/run_trees";
-import { encodeGroup, OVERRIDABLE, type RunConstants, runMetadata, stringifyError } from "./encode.js";
+import type { RunTree } from "langsmith/run_trees";
+import { encodeGroup, OVERRIDABLE, type RunConstants, stringifyError } from "./encode.js";
+import { ParentTrees } from "./parent-trees.js";
 import type { RunBook, TracedRun } from "./run-book.js";
+import { coerceToDict, lastId, type Serialized, usageOf } from "./run-values.js";
 import type { TraceSink } from "./sender.js";
 
 type Dict = Record<string, unknown>;
-type Serialized = { id?: string[] };
-
-function coerceToDict(value: unknown, key: string): unknown {
-  return value && !Array.isArray(value) && typeof value === "object" ? value : { [key]: value };
-}
-
-function lastId(serialized: Serialized | undefined): string {
-  return serialized?.id?.at(-1) ?? "Unnamed";
-}
-
-/** Token usage summed over a chat model's generations, as the SDK's tracer adds it to metadata. */
-function usageOf(output: unknown): UsageMetadata | undefined {
-  const generations = (output as { generations?: unknown[][] } | undefined)?.generations;
-  if (!Array.isArray(generations)) return undefined;
-  let usage: UsageMetadata | undefined;
-  for (const batch of generations) {
-    if (!Array.isArray(batch)) continue;
-    for (const generation of batch) {
-      const message = (generation as { message?: unknown } | undefined)?.message;
-      if (AIMessage.isInstance(message) && message.usage_metadata !== undefined)
-        usage = mergeUsageMetadata(usage, message.usage_metadata);
-    }
-  }
-  return usage;
-}
 
 /**
  * The agent server's tracer: a LangChain callback handler that records each run once, in a plain
@@ -56,8 +32,7 @@ export class LeanTracer extends BaseCallbackHandler {
   protected readonly book: RunBook;
   protected readonly sink: TraceSink;
   protected readonly constants: RunConstants;
-  /** State the handler's views share beyond the book. */
-  protected readonly shared: { template?: Record<string, unknown> } = {};
+  protected readonly trees: ParentTrees;
 
   constructor(book: RunBook, sink: TraceSink, constants: RunConstants) {
     super();
@@ -65,6 +40,7 @@ export class LeanTracer extends BaseCallbackHandler {
     this.sink = sink;
     this.constants = constants;
     this.projectName = constants.project;
+    this.trees = new ParentTrees(constants.project);
   }
 
   override copy(): this {
@@ -107,50 +83,10 @@ export class LeanTracer extends BaseCallbackHandler {
     return this.book.get(id);
   }
 
-  /**
-   * A RunTree for a recorded run. Core asks for one each time a node's function starts (to put it
-   * in async-local storage, where a `traceable` would find its parent), so it is made without
-   * RunTree's constructor (which reads the environment and resolves the client each time, 1.1 ms
-   * of CPU per agent run): an object of RunTree's prototype with the fields of one tree made once
-   * (client, project, replicas…) and this run's.
-   */
+  /** A RunTree for a recorded run: where a `traceable` started in it finds its parent (parent-trees.ts). */
   getRunTreeWithTracingConfig(id: string): RunTree | undefined {
     const run = this.book.get(id);
-    if (!run) return undefined;
-    const tree = Object.create(RunTree.prototype) as RunTree;
-    Object.assign(tree, this.treeTemplate(), {
-      id: run.id,
-      name: run.name,
-      run_type: run.run_type,
-      start_time: run.startMs,
-      parent_run_id: run.parent_run_id,
-      trace_id: run.trace_id,
-      dotted_order: run.dotted_order,
-      execution_order: run.execution_order,
-      child_execution_order: run.group.order,
-      inputs: run.inputs,
-      serialized: run.serialized,
-      tags: run.tags,
-      // Shared by the trees of one run: core replaces `extra` (never changes it), children read it.
-      extra: run.treeExtra ?? this.treeExtraOf(run),
-      child_runs: [],
-      events: [],
-    });
-    return tree;
-  }
-
-  private treeExtraOf(run: TracedRun): Dict {
-    run.treeExtra = { ...run.extra, metadata: runMetadata(run) };
-    return run.treeExtra;
-  }
-
-  /** The fields of a RunTree for this project, resolved once (client, addressing, replicas). */
-  private treeTemplate(): Readonly<Record<string, unknown>> {
-    const shared = this.shared;
-    shared.template ??= {
-      ...new RunTree({ name: "template", project_name: this.projectName, tracingEnabled: true }),
-    };
-    return shared.template;
+    return run ? this.trees.of(run) : undefined;
   }
 
   /** The graph was invoked inside a `traceable`: its runs go under that run. */
