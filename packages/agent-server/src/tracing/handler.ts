@@ -250,7 +250,8 @@ export class LeanTracer extends BaseCallbackHandler {
 
   private finish(run: TracedRun, event: "end" | "error"): void {
     const group = this.book.end(run, event);
-    if (group) this.sink.send(encodeGroup(group, this.constants));
+    // Written on the next turn: the run's answer goes out first (the trace waits for its batch anyway).
+    if (group) setImmediate(() => this.sink.send(encodeGroup(group, this.constants)));
   }
 
   override handleChainEnd(

@@ -46,6 +46,8 @@ export function createRunTracer(choice: TracerChoice, logger: Logger, sink?: Tra
     callbacks,
     kind: "lean",
     async drain(ms) {
+      // Traces that ended are written on the turn after (LeanTracer.finish): let them be.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       for (const group of book.takeAll()) out.send(encodeGroup(group, constants));
       await out.drain(ms);
     },
