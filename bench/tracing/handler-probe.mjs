@@ -3,9 +3,10 @@
 // today), (b) a prototype of a lean callback handler that records the same runs (ids, parents,
 // dotted order, inputs, outputs, serialized, events, metadata, runtime) and posts one multipart
 // body per trace, and (d) a no-op handler (the callback dispatch any handler pays), against
-// (c) no tracing. One process, the four interleaved (c a b d, d b a c, …), CPU from
-// process.cpuUsage(). A do-nothing HTTP sink in its own process takes the uploads. A measurement,
-// not the design: it is not wired into the agent server.
+// (c) no tracing, and (e) the agent server's own tracer as built (packages/agent-server/src/tracing,
+// from its dist: run `npm run build` first), with LANGSMITH_TRACING on as in a deployment. One
+// process, the five interleaved (c a b d e, e d b a c, …), CPU from process.cpuUsage(). A
+// do-nothing HTTP sink in its own process takes the uploads. (b) was the first prototype.
 // Usage: node bench/tracing/handler-probe.mjs [runs per phase] [rounds]
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -44,6 +45,14 @@ if (process.argv[2] === "--sink") {
     LANGSMITH_PROJECT: "probe",
   });
   const { graph } = await import("@berth-platform/example-react-agent");
+  // The agent server's own tracer (packages/agent-server/src/tracing), as `berth` runs it.
+  const { createRunTracer } = await import("../../packages/agent-server/dist/tracing/run-tracer.js");
+  const { chooseTracer } = await import("../../packages/agent-server/dist/tracing/settings.js");
+  const pino = (await import("pino")).default;
+  const serverTracer = createRunTracer(
+    chooseTracer({ ...process.env, LANGSMITH_TRACING: "true" }),
+    pino({ level: "warn" }),
+  );
   const runtime = {
     sdk: "berth-probe",
     platform: process.platform,
@@ -199,9 +208,15 @@ if (process.argv[2] === "--sink") {
   const input = { messages: [{ role: "user", content: "What is (6 + 1) * 6?" }] };
   let leanShape = "";
   async function phase(mode) {
-    process.env.LANGSMITH_TRACING = mode === "sdk" ? "true" : "false";
+    process.env.LANGSMITH_TRACING = mode === "sdk" || mode === "server" ? "true" : "false";
     const callbacks =
-      mode === "lean" ? [new LeanTracer()] : mode === "noop" ? [new NoopHandler()] : undefined;
+      mode === "lean"
+        ? [new LeanTracer()]
+        : mode === "noop"
+          ? [new NoopHandler()]
+          : mode === "server"
+            ? [...serverTracer.callbacks]
+            : undefined;
     for (let i = 0; i < 10; i += 1) await graph.invoke(input, { metadata, callbacks });
     await sleep(600);
     const before = process.cpuUsage();
@@ -221,9 +236,10 @@ if (process.argv[2] === "--sink") {
       .map((l) => l.toFixed(2))
       .join(", ")}`,
   );
-  const results = { off: [], sdk: [], lean: [], noop: [] };
+  const results = { off: [], sdk: [], lean: [], noop: [], server: [] };
   for (let round = 0; round < ROUNDS; round += 1) {
-    const order = round % 2 === 0 ? ["off", "sdk", "lean", "noop"] : ["noop", "lean", "sdk", "off"];
+    const order =
+      round % 2 === 0 ? ["off", "sdk", "lean", "noop", "server"] : ["server", "noop", "lean", "sdk", "off"];
     for (const mode of order) results[mode].push(await phase(mode));
     console.log(
       `round ${round + 1}: ${Object.entries(results)
@@ -235,9 +251,10 @@ if (process.argv[2] === "--sink") {
   const off = med(results.off),
     sdk = med(results.sdk),
     lean = med(results.lean),
-    noop = med(results.noop);
+    noop = med(results.noop),
+    server = med(results.server);
   console.log(
-    `medians: off ${off.toFixed(2)}, SDK tracer ${sdk.toFixed(2)} (+${(sdk - off).toFixed(2)}), lean handler ${lean.toFixed(2)} (+${(lean - off).toFixed(2)}), no-op handler ${noop.toFixed(2)} (+${(noop - off).toFixed(2)}) ms CPU/run (lean: ${leanShape}); load ${os
+    `medians: off ${off.toFixed(2)}, SDK tracer ${sdk.toFixed(2)} (+${(sdk - off).toFixed(2)}), lean handler ${lean.toFixed(2)} (+${(lean - off).toFixed(2)}), no-op handler ${noop.toFixed(2)} (+${(noop - off).toFixed(2)}), agent server's tracer ${server.toFixed(2)} (+${(server - off).toFixed(2)}, ${(server / off).toFixed(2)}×) ms CPU/run (lean: ${leanShape}); load ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(", ")}`,

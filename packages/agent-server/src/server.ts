@@ -33,6 +33,8 @@ import { StoreService } from "./services/store.js";
 import { ThreadStateService } from "./services/thread-state.js";
 import { ThreadService } from "./services/threads.js";
 import { ItemStoreAdapter } from "./storage/langgraph-store.js";
+import { createRunTracer } from "./tracing/run-tracer.js";
+import { chooseTracer } from "./tracing/settings.js";
 import { bundleProjectUi } from "./ui/bundle.js";
 import { AGENT_SERVER_VERSION } from "./version.js";
 import { AddressPolicy } from "./webhooks/address-policy.js";
@@ -244,6 +246,16 @@ export async function startAgentServer(
     cleanups.unshift(() => drain.close(app, 1_000));
 
     const env = { serverVersion: AGENT_SERVER_VERSION, langgraphVersion, apiUrl: config.publicUrl ?? url };
+    // Chosen from the environment graphs run in (graph.json `env` merged above), once.
+    const tracerChoice = chooseTracer(options.processEnv);
+    const tracer = createRunTracer(tracerChoice, logger);
+    if (tracerChoice.kind === "sdk")
+      logger.info(`runs are traced by LangChain's tracer (${tracerChoice.reason})`);
+    else if (tracerChoice.kind === "lean")
+      logger.info(
+        { endpoint: tracerChoice.settings.endpoint, project: tracerChoice.settings.project },
+        "runs are traced by the agent server's tracer",
+      );
     const workerDeps = {
       ...backend,
       runs: backend.storage.runs,
@@ -257,6 +269,7 @@ export async function startAgentServer(
       webhooks,
       metrics,
       turns: new EventLoopTurns(),
+      traceCallbacks: tracer.callbacks,
     };
     queue = new RunQueue({
       owner: config.cluster?.owner,
@@ -283,8 +296,10 @@ export async function startAgentServer(
         await scheduler.stop();
       },
       () => runQueue.stop(config.shutdownGraceMs),
+      // Traces of the runs that just ended (or were handed back) before the process goes.
+      () => tracer.drain(5_000),
     );
-    cleanups.splice(3, 0, () => webhooks.drain(config.webhookTimeoutMs));
+    cleanups.splice(4, 0, () => webhooks.drain(config.webhookTimeoutMs));
     const startWork = async () => {
       // On a shared database other workers are alive: only expired leases are orphans.
       await runQueue.start({ recoverAllForeign: !backend.shared });

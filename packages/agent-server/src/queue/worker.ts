@@ -1,3 +1,4 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Logger } from "pino";
 import type { AgentServerConfig } from "../config.js";
 import type { EventLoopTurns } from "../execution/event-loop-turns.js";
@@ -34,6 +35,8 @@ export interface WorkerDeps {
   webhooks: WebhookSender;
   metrics: AgentServerMetrics;
   turns: EventLoopTurns;
+  /** Callbacks every run's config carries (the agent server's tracer), or undefined. */
+  traceCallbacks?: readonly unknown[] | undefined;
 }
 
 /**
@@ -85,6 +88,8 @@ export async function processRun(
     // its commit: the signals keep a cancel nobody heard for the worker that subscribes next. When
     // the signal is lost (Redis down), the heartbeat's read of the row stops the run.
     const runConfig = runnableConfigFor(run, deps.env);
+    // A list of its own per run: LangChain may extend the list it is given.
+    if (deps.traceCallbacks) runConfig.callbacks = [...deps.traceCallbacks] as RunnableConfig["callbacks"];
     const graphId = String((run.kwargs.config.configurable as Record<string, unknown>).graph_id);
     const graph = await deps.registry.getGraph(graphId, runConfig);
     const threadState = (): Promise<ThreadAfterRun> => threadAfterRun(graph, run.thread_id);
