@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "langsmith";
+import { RunTree } from "langsmith/run_trees";
 import { traceable } from "langsmith/traceable";
 import { ADMIN_KEY } from "./helpers.js";
 import { collect, type SdkPlane, STORAGES, sdkClient, sdkPlane } from "./sdk-plane.js";
@@ -144,6 +145,43 @@ for (const storage of STORAGES) {
       }
       const read = await ls.readRun((roots[0] as { id: string }).id);
       assert.equal(read.total_tokens, 40);
+    });
+
+    it("readRun gives back the run's events, and first_token_time from its first new_token", async () => {
+      // A project of its own: the other tests count this file's two traces.
+      const run = new RunTree({
+        name: "streamed",
+        run_type: "llm",
+        project_name: `${project}-events`,
+        client: ls,
+      });
+      await run.postRun();
+      const first = new Date(Date.now() + 5).toISOString();
+      run.addEvent({ name: "new_token", time: first, kwargs: { token: "Hel" } });
+      run.addEvent({
+        name: "new_token",
+        time: new Date(Date.now() + 9).toISOString(),
+        kwargs: { token: "lo" },
+      });
+      await run.end({ text: "Hello" });
+      await run.patchRun();
+      await ls.awaitPendingTraceBatches();
+      await sp.plane.plane.traceQueue.settled();
+      const read = await ls.readRun(run.id);
+      const names = (read.events ?? []).map((e) => (e as { name?: string }).name);
+      assert.deepEqual(
+        names.filter((n) => n === "new_token"),
+        ["new_token", "new_token"],
+        JSON.stringify(read.events),
+      );
+      // The SDK leaves the token itself out of what it sends; the event's time is kept.
+      assert.equal((read.events?.find((e) => e.name === "new_token") as { time?: string }).time, first);
+      assert.equal((read as { first_token_time?: string | null }).first_token_time, first);
+      // A run without streamed tokens has none.
+      const [root] = await collect(
+        ls.listRuns({ projectName: project, isRoot: true, filter: 'eq(name, "agent")' }),
+      );
+      assert.equal((root as { first_token_time?: string | null }).first_token_time, null);
     });
 
     it("getRunUrl and runs.getURL point at the dashboard's trace page, which the control plane serves", async () => {

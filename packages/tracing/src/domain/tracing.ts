@@ -23,6 +23,8 @@ export interface RunWrite {
   inputs?: string | undefined;
   outputs?: string | undefined;
   extra?: string | undefined;
+  /** JSON text: the run's events (start, end, streamed tokens…), a list. */
+  events?: string | undefined;
   tags?: string | undefined;
   prompt_tokens?: number | undefined;
   completion_tokens?: number | undefined;
@@ -59,6 +61,8 @@ export interface TraceRun {
   inputs: unknown;
   outputs: unknown;
   extra: unknown;
+  /** The run's events as sent (`[]` when none were). */
+  events: unknown[];
   tags: string[];
   prompt_tokens: number | null;
   completion_tokens: number | null;
@@ -132,6 +136,10 @@ export function runWriteOf(
   if (raw.inputs !== undefined) write.inputs = texts.inputs ?? JSON.stringify(raw.inputs);
   if (raw.outputs !== undefined) write.outputs = texts.outputs ?? JSON.stringify(raw.outputs);
   if (raw.extra !== undefined) write.extra = texts.extra ?? JSON.stringify(raw.extra);
+  if (raw.events !== undefined && raw.events !== null) {
+    if (!Array.isArray(raw.events)) throw new BadRequestError(`${where}: events must be a list.`);
+    write.events = texts.events ?? JSON.stringify(raw.events);
+  }
   if (raw.tags !== undefined && raw.tags !== null) {
     if (!Array.isArray(raw.tags) || raw.tags.some((t) => typeof t !== "string")) {
       throw new BadRequestError(`${where}: tags must be a list of strings.`);

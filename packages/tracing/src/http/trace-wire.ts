@@ -23,6 +23,15 @@ export function ancestorsOf(run: TraceRun): string[] {
   return ids.slice(0, -1);
 }
 
+/** When the first streamed token arrived: the time of the run's first `new_token` event. */
+function firstTokenTime(events: unknown[]): string | null {
+  for (const event of events) {
+    const { name, time } = (event ?? {}) as { name?: unknown; time?: unknown };
+    if (name === "new_token" && typeof time === "string") return time;
+  }
+  return null;
+}
+
 /** A run in the LangSmith API's shape (what the SDK's listRuns/readRun return). */
 export function runToLangSmith(view: RunView) {
   const { run, usage } = view;
@@ -37,7 +46,7 @@ export function runToLangSmith(view: RunView) {
     inputs: run.inputs ?? {},
     outputs: run.outputs,
     extra: run.extra ?? {},
-    events: [],
+    events: run.events,
     tags: run.tags,
     trace_id: run.trace_id,
     dotted_order: run.dotted_order,
@@ -48,7 +57,7 @@ export function runToLangSmith(view: RunView) {
     reference_example_id: run.reference_example_id,
     feedback_stats: view.feedback_stats,
     app_path: view.app_path,
-    first_token_time: null,
+    first_token_time: firstTokenTime(run.events),
     ...usage,
   };
 }

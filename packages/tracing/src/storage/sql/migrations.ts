@@ -189,6 +189,13 @@ export const tracingMigrations = (d: SqlDialect): Record<string, Migration> => (
       }
     },
   },
+  "0043_tracing_run_events": {
+    // A run's events (start, end, streamed tokens) as the SDK sends them: read back as LangSmith
+    // does, and the first token's time comes from them.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("tracing_runs").addColumn("events", "text").execute();
+    },
+  },
   "0042_tracing_dataset_versions": {
     // Dataset versions (issue 30): each example's states, stamped with the version they made, and
     // tags naming versions. Examples stored before become the first version at their modified_at.

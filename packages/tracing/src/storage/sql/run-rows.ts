@@ -37,6 +37,7 @@ export function rowOf(run: RunWrite, now: number) {
     inputs: run.inputs ?? null,
     outputs: run.outputs ?? null,
     extra: run.extra ?? null,
+    events: run.events ?? null,
     tags: run.tags ?? null,
     prompt_tokens: run.prompt_tokens ?? null,
     completion_tokens: run.completion_tokens ?? null,
@@ -64,6 +65,7 @@ export function parseJsonText(text: string | null): unknown {
 
 export function runOf(row: Selectable<TracingRunsTable>): TraceRun {
   const tags = parseJsonText(row.tags);
+  const events = parseJsonText(row.events);
   return {
     id: row.id,
     tenant_id: row.tenant_id,
@@ -79,6 +81,7 @@ export function runOf(row: Selectable<TracingRunsTable>): TraceRun {
     inputs: parseJsonText(row.inputs),
     outputs: parseJsonText(row.outputs),
     extra: parseJsonText(row.extra),
+    events: Array.isArray(events) ? events : [],
     tags: Array.isArray(tags) ? (tags as string[]) : [],
     prompt_tokens: row.prompt_tokens === null ? null : Number(row.prompt_tokens),
     completion_tokens: row.completion_tokens === null ? null : Number(row.completion_tokens),

@@ -32,6 +32,8 @@ export interface TracingRunsTable {
   inputs: string | null;
   outputs: string | null;
   extra: string | null;
+  /** JSON text: the run's events (0043). */
+  events: string | null;
   tags: string | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;

@@ -26,6 +26,7 @@ const MERGED = [
   "inputs",
   "outputs",
   "extra",
+  "events",
   "tags",
   "prompt_tokens",
   "completion_tokens",
