@@ -175,7 +175,10 @@ for (const storage of STORAGES) {
         JSON.stringify(read.events),
       );
       // The SDK leaves the token itself out of what it sends; the event's time is kept.
-      assert.equal((read.events?.find((e) => e.name === "new_token") as { time?: string }).time, first);
+      assert.equal(
+        (read.events?.find((e) => e.name === "new_token") as { time?: string } | undefined)?.time,
+        first,
+      );
       assert.equal((read as { first_token_time?: string | null }).first_token_time, first);
       // A run without streamed tokens has none.
       const [root] = await collect(
