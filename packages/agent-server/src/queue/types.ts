@@ -3,7 +3,8 @@ import type { RunStatus } from "@berth-platform/schemas";
 /** How a run ended, as its waiters learn it. `values` are the thread's values after the run. */
 export interface RunOutcome {
   status: RunStatus | "deleted";
-  values?: unknown;
+  /** The thread's values as the API's JSON (a string crosses processes as it is). */
+  valuesJson?: string;
   error?: { error: string; message: string } | null;
 }
 

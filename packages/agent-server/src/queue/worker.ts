@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { AgentServerConfig } from "../config.js";
+import type { WireJson } from "../domain/wire-json.js";
 import type { EventLoopTurns } from "../execution/event-loop-turns.js";
 import {
   executeRun,
@@ -34,6 +35,8 @@ export interface WorkerDeps {
   webhooks: WebhookSender;
   metrics: AgentServerMetrics;
   turns: EventLoopTurns;
+  /** The thread values' JSON, messages memoised (one per process). */
+  wire: WireJson;
 }
 
 /**
@@ -84,7 +87,7 @@ export async function processRun(
     const runConfig = runnableConfigFor(run, deps.env);
     const graphId = String((run.kwargs.config.configurable as Record<string, unknown>).graph_id);
     const graph = await deps.registry.getGraph(graphId, runConfig);
-    const threadState = (): Promise<ThreadAfterRun> => threadAfterRun(graph, run.thread_id);
+    const threadState = (): Promise<ThreadAfterRun> => threadAfterRun(graph, run.thread_id, deps.wire);
 
     // A run whose input already reached a checkpoint resumes from there: applying the input again
     // would duplicate it, and finished supersteps are not executed twice. That is a re-attempt
@@ -92,7 +95,7 @@ export async function processRun(
     // Read from the checkpoint's metadata alone: a full getState here (load, deserialise, plan the
     // next tasks) cost ~0.4 ms of CPU on every run to answer a question that is almost always no.
     const resume = (await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
-    let completion: Omit<RunCompletion, "runId" | "token">;
+    let completion: Omit<RunCompletion, "runId" | "token" | "thread"> & { thread: ThreadAfterRun | null };
     try {
       controller.signal.throwIfAborted();
       const thread = await executeRun({
@@ -102,6 +105,7 @@ export async function processRun(
         signal: controller.signal,
         broker: deps.broker,
         turns: deps.turns,
+        wire: deps.wire,
         resume,
       });
       completion = { status: "success", error: null, thread };
@@ -141,7 +145,7 @@ export async function processRun(
     if (applied) {
       ended = {
         status: completion.deleteRun ? "deleted" : completion.status,
-        values: completion.thread?.values ?? null,
+        valuesJson: completion.thread?.valuesJson ?? "null",
         error: completion.error,
       };
       if (run.kwargs.temporary) await deleteTemporaryThread(run.thread_id, deps);
@@ -223,7 +227,7 @@ function webhookPayload(
     run_started_at: startedAt,
     run_ended_at: now,
     webhook_sent_at: now,
-    values: outcome.values ?? null,
+    values: outcome.valuesJson === undefined ? null : JSON.parse(outcome.valuesJson),
     ...(outcome.error ? { error: outcome.error.message } : {}),
   };
 }

@@ -1,29 +1,43 @@
 import { isBaseMessage } from "@langchain/core/messages";
+import { listUnchanged, type WrittenList } from "./checkpoint-serde-lists.js";
 
 // The two caches of CheckpointSerializer (checkpoint-serde.ts): messages by the JSON they were read
 // from, and the last value written per thread. Both hand out a message again only while its id and
 // content are the ones it had.
 
-/** A message as written, with the fields checked before it is handed out again. */
-export interface Fingerprint {
-  message: object;
-  id: unknown;
-  content: unknown;
+/**
+ * Messages as written, with the fields checked before they are handed out again: flat lists rather
+ * than an object per message, since a checkpoint of a long thread holds hundreds.
+ */
+export class Fingerprints {
+  private readonly messages: object[] = [];
+  private readonly ids: unknown[] = [];
+  private readonly contents: unknown[] = [];
+  /** The lists of messages written whole (their items fingerprinted in them). */
+  readonly lists: WrittenList[] = [];
+
+  add(message: object): void {
+    const { id, content } = message as { id?: unknown; content?: unknown };
+    this.messages.push(message);
+    this.ids.push(id);
+    this.contents.push(content);
+  }
+
+  /** Whether every message still has the id and content it was written with. */
+  unchanged(): boolean {
+    for (let i = 0; i < this.messages.length; i += 1) {
+      const { id, content } = this.messages[i] as { id?: unknown; content?: unknown };
+      if (id !== this.ids[i] || content !== this.contents[i]) return false;
+    }
+    return this.lists.every(listUnchanged);
+  }
 }
-
-export const fingerprint = (message: object): Fingerprint => {
-  const { id, content } = message as { id?: unknown; content?: unknown };
-  return { message, id, content };
-};
-
-export const unchanged = (f: Fingerprint) => {
-  const { id, content } = f.message as { id?: unknown; content?: unknown };
-  return id === f.id && content === f.content;
-};
 
 export interface Written {
   skeleton: string;
-  messages: Fingerprint[];
+  /** What each token of the skeleton stands for: a message, or a list of messages. */
+  values: unknown[];
+  messages: Fingerprints;
 }
 
 /**
@@ -67,6 +81,12 @@ export class LatestWritten {
 
   get(text: string): Written | undefined {
     return this.byText.get(text)?.written;
+  }
+
+  /** The last value written for `key`, if still kept. */
+  latest(key: string): Written | undefined {
+    const text = this.byKey.get(key);
+    return text === undefined ? undefined : this.byText.get(text)?.written;
   }
 
   private forget(key: string): void {

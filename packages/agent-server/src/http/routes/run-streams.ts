@@ -197,9 +197,12 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
         outcome ??
         (stateless
           ? undefined
-          : { status: "success" as const, values: await runs.threadValues(run.thread_id) });
-      const body = final?.error ? { __error__: final.error } : (final?.values ?? null);
-      res.end(JSON.stringify(body));
+          : {
+              status: "success" as const,
+              valuesJson: JSON.stringify(await runs.threadValues(run.thread_id)),
+            });
+      // The worker's values JSON is sent as it is (not parsed and written again).
+      res.end(final?.error ? JSON.stringify({ __error__: final.error }) : (final?.valuesJson ?? "null"));
     } finally {
       clearInterval(keepAlive);
       unsubscribe();

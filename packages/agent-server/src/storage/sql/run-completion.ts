@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { ClaimedRun, ClaimFor, RunCompletion } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
-import { refreshThread } from "./run-rows.js";
+import { refreshThread, threadValuesText } from "./run-rows.js";
 import type { RunStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 
@@ -103,7 +103,7 @@ async function threadAfterRun(
   }
   await ctx.q.threadAfterFinishedRun.execute(
     trx,
-    thread.values === undefined ? null : JSON.stringify(thread.values),
+    threadValuesText(thread),
     JSON.stringify(thread.interrupts),
     now,
     threadId,
