@@ -50,9 +50,9 @@ export class CheckpointSerializer implements SerializerProtocol {
    */
   async dumpsTypedFor(key: string, data: unknown): Promise<[string, Uint8Array]> {
     const previous = this.written.latest(key)?.messages.lists ?? [];
-    const { type, bytes, text, skeleton, pieces } = await this.dump(data, previous);
-    if (text !== undefined && skeleton !== undefined && pieces !== undefined)
-      this.written.set(key, text, { skeleton, values: pieces.values, messages: pieces.messages });
+    const { type, bytes, skeleton, pieces } = await this.dump(data, previous);
+    if (skeleton !== undefined && pieces !== undefined)
+      this.written.set(key, bytes, { skeleton, values: pieces.values, messages: pieces.messages });
     return [type, bytes];
   }
 
@@ -60,7 +60,7 @@ export class CheckpointSerializer implements SerializerProtocol {
   private async dump(
     data: unknown,
     previous: readonly WrittenList[] = [],
-  ): Promise<{ type: string; bytes: Uint8Array; text?: string; skeleton?: string; pieces?: Pieces }> {
+  ): Promise<{ type: string; bytes: Uint8Array; skeleton?: string; pieces?: Pieces }> {
     if (data instanceof Uint8Array) {
       const [type, bytes] = await this.base.dumpsTyped(data);
       return { type, bytes };
@@ -73,8 +73,7 @@ export class CheckpointSerializer implements SerializerProtocol {
     }
     const [type, skeletonBytes] = await this.base.dumpsTyped(shallow);
     const skeleton = this.decoder.decode(skeletonBytes);
-    const text = this.splice(skeleton, pieces.json);
-    return { type, bytes: this.encoder.encode(text), text, skeleton, pieces };
+    return { type, bytes: this.encoder.encode(this.splice(skeleton, pieces.json)), skeleton, pieces };
   }
 
   /** The skeleton's tokens replaced by their JSON. */
@@ -95,12 +94,12 @@ export class CheckpointSerializer implements SerializerProtocol {
 
   async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
     if (type !== "json") return this.base.loadsTyped(type, data);
-    const text = typeof data === "string" ? data : this.decoder.decode(data);
-    const latest = this.written.get(text);
+    const latest = typeof data === "string" ? undefined : this.written.get(data);
     if (latest) {
       const rebuilt = await this.rebuild(latest);
       if (rebuilt.ok) return rebuilt.value;
     }
+    const text = typeof data === "string" ? data : this.decoder.decode(data);
     const root = { value: JSON.parse(text) as unknown };
     const walk: Walk = {
       pending: [],
