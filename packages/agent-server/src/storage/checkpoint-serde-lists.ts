@@ -8,6 +8,7 @@ export interface WrittenList {
   items: object[];
   ids: unknown[];
   contents: unknown[];
+  /** Once written, its slice of the checkpoint's text (CheckpointSerializer.splice). */
   json: string;
 }
 

@@ -65,7 +65,7 @@ export class CheckpointSerializer implements SerializerProtocol {
       const [type, bytes] = await this.base.dumpsTyped(data);
       return { type, bytes };
     }
-    const pieces: Pieces = { json: [], values: [], messages: new Fingerprints(), previous };
+    const pieces: Pieces = { json: [], values: [], lists: [], messages: new Fingerprints(), previous };
     const shallow = this.substitute(data, pieces, 0);
     if (pieces.json.length === 0) {
       const [type, bytes] = await this.base.dumpsTyped(data);
@@ -73,11 +73,17 @@ export class CheckpointSerializer implements SerializerProtocol {
     }
     const [type, skeletonBytes] = await this.base.dumpsTyped(shallow);
     const skeleton = this.decoder.decode(skeletonBytes);
-    return { type, bytes: this.encoder.encode(this.splice(skeleton, pieces.json)), skeleton, pieces };
+    return { type, bytes: this.encoder.encode(this.splice(skeleton, pieces)), skeleton, pieces };
   }
 
-  /** The skeleton's tokens replaced by their JSON. */
-  private splice(text: string, json: string[]): string {
+  /**
+   * The skeleton's tokens replaced by their JSON. Each list's JSON then becomes its slice of the
+   * result: a flat string the next step's writeList extends without flattening the pieces again.
+   */
+  private splice(text: string, pieces: Pieces): string {
+    const { json, lists } = pieces;
+    const spans: Array<[list: WrittenList, start: number, end: number]> = [];
+    let length = 0;
     // The token as JSON writes it: the NUL is escaped as \u0000.
     const needle = JSON.stringify(this.tokenPrefix).slice(0, -1);
     const parts: string[] = [];
@@ -85,11 +91,18 @@ export class CheckpointSerializer implements SerializerProtocol {
     for (let at = text.indexOf(needle, from); at >= 0; at = text.indexOf(needle, from)) {
       const end = text.indexOf('"', at + needle.length);
       const index = Number(text.slice(at + needle.length, end));
-      parts.push(text.slice(from, at), json[index] ?? "null");
+      const piece = json[index] ?? "null";
+      length += at - from;
+      const list = lists[index];
+      if (list) spans.push([list, length, length + piece.length]);
+      parts.push(text.slice(from, at), piece);
+      length += piece.length;
       from = end + 1;
     }
     parts.push(text.slice(from));
-    return parts.join("");
+    const out = parts.join("");
+    for (const [list, start, end] of spans) list.json = out.slice(start, end);
+    return out;
   }
 
   async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
@@ -137,6 +150,7 @@ export class CheckpointSerializer implements SerializerProtocol {
       if (list !== undefined) {
         pieces.messages.lists.push(list);
         pieces.values.push(list.items);
+        pieces.lists[pieces.json.length] = list;
         return `${this.tokenPrefix}${pieces.json.push(list.json) - 1}`;
       }
       return value.map((item) => this.substitute(item, pieces, depth + 1));
@@ -215,6 +229,8 @@ function fillTokens(value: unknown, prefix: string, values: unknown[], depth: nu
 interface Pieces {
   json: string[];
   values: unknown[];
+  /** The written list each list token stands for, by token index. */
+  lists: Array<WrittenList | undefined>;
   messages: Fingerprints;
   /** The lists the same key's last write held (writeList extends them). */
   previous: readonly WrittenList[];
