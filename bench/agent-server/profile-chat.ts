@@ -164,7 +164,8 @@ if (sweep && sweep.turns.length >= 20) {
   const b = perRun(late);
   const keys = new Set([...a.keys(), ...b.keys()]);
   const rows = [...keys]
-    .filter((k) => !k.startsWith("(") && !k.startsWith("self ("))
+    // The garbage collector stays in (it grows with the live heap); idle and the root do not.
+    .filter((k) => !/^(self )?\((idle|root)\)/.test(k))
     .map((k) => ({ k, a: a.get(k) ?? 0, b: b.get(k) ?? 0 }))
     .sort((x, y) => y.b - y.a - (x.b - x.a))
     .slice(0, top);
