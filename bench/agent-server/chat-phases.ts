@@ -71,6 +71,9 @@ export interface TurnCost {
   cpuMsPerRun: number | undefined;
   /** Latency of this turn's runs (they run `threads` at a time). */
   latency: LatencySummary;
+  /** When the wave started and ended, µs of the monotonic clock (V8's profiles use the same one). */
+  startedUs: number;
+  endedUs: number;
 }
 
 export interface TurnSweep {
@@ -102,7 +105,9 @@ export async function turnSweep(
     let errors = 0;
     let firstError: string | null = null;
     const started = nowMs();
+    const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
     for (let t = 1; t <= lastTurn; t += 1) {
+      const startedUs = monotonicUs();
       const cpu0 = server.cpuMs();
       const samples: number[] = [];
       await Promise.all(
@@ -123,6 +128,8 @@ export async function turnSweep(
         cpuMsPerRun:
           cpu0 === undefined || cpu1 === undefined ? undefined : (cpu1 - cpu0) / Math.max(1, samples.length),
         latency: summarize(samples),
+        startedUs,
+        endedUs: monotonicUs(),
       });
       if (errors > threads * 3) break;
       if (t % 25 === 0) progress(`… turn ${t}, ${((nowMs() - started) / 1000).toFixed(0)} s`);

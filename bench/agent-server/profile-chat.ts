@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cpuAround, turnSweep } from "./chat-phases.js";
+import { cpuAround, type TurnSweep, turnSweep } from "./chat-phases.js";
 import { warmUp, warmUpUnderLoad } from "./scenarios.js";
 import { startBerth } from "./servers.js";
 import type { GraphId } from "./workload.js";
@@ -22,6 +22,7 @@ interface Profile {
   startTime: number;
   endTime: number;
   samples: number[];
+  timeDeltas: number[];
 }
 
 const { values } = parseArgs({
@@ -44,13 +45,16 @@ const server = await startBerth(dataDir, {
   workers: 1,
   nodeArgs: values["no-prof"] ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
 });
+let sweep: TurnSweep | undefined;
 try {
   await warmUp(server.url, graphId, 20);
   await warmUpUnderLoad(server.url, graphId, 32, 4_000);
-  const sweep = await turnSweep(server, graphId, Number(values.threads), Number(values.turns), "http", (l) =>
+  sweep = await turnSweep(server, graphId, Number(values.threads), Number(values.turns), "http", (l) =>
     process.stdout.write(`${l}\n`),
   );
-  const at = (t: number) => cpuAround(sweep, t, 1)?.toFixed(2);
+  const done = sweep;
+  fs.writeFileSync(path.join(dir, "sweep.json"), JSON.stringify(sweep));
+  const at = (t: number) => cpuAround(done, t, 1)?.toFixed(2);
   const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   process.stdout.write(
     `CPU ms/run (±1 turn): turn 1 ${at(1)}, 10 ${at(10)}, 50 ${at(50)}, 100 ${at(100)}; load average ${load}\n`,
@@ -121,3 +125,58 @@ process.stdout.write(`\nprofile ${path.join(dir, file)}: ${total} samples\n`);
 print("self time by package", pkgSelf);
 print("self time by function", self);
 print("inclusive time, everything", inclusive, (k) => !k.startsWith("("));
+
+// What grows with the thread: inclusive CPU per run of each function in the first waves (turns
+// 2–11) and the last ten, from the samples taken while those waves ran (same monotonic clock).
+if (sweep && sweep.turns.length >= 20) {
+  const waves = sweep.turns;
+  const early = waves.slice(1, 11);
+  const late = waves.slice(-10);
+  const perRun = (window: typeof waves) => {
+    const runs = window.reduce((n, w) => n + w.latency.count, 0);
+    const ms = new Map<string, number>();
+    const selfMs = new Map<string, number>();
+    let at = profile.startTime;
+    for (let i = 0; i < profile.samples.length; i += 1) {
+      const delta = profile.timeDeltas[i] ?? 0;
+      at += delta;
+      if (!window.some((w) => at >= w.startedUs && at <= w.endedUs)) continue;
+      const leaf = byId.get(profile.samples[i] ?? -1);
+      if (leaf)
+        selfMs.set(
+          `self ${where(leaf)}`,
+          (selfMs.get(`self ${where(leaf)}`) ?? 0) + delta / 1000 / Math.max(1, runs),
+        );
+      const seen = new Set<string>();
+      for (let cur: number | undefined = profile.samples[i]; cur !== undefined; cur = parent.get(cur)) {
+        const n = byId.get(cur);
+        if (!n) break;
+        const key = where(n);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        ms.set(key, (ms.get(key) ?? 0) + delta / 1000 / Math.max(1, runs));
+      }
+    }
+    for (const [k, v] of selfMs) ms.set(k, v);
+    return ms;
+  };
+  const a = perRun(early);
+  const b = perRun(late);
+  const keys = new Set([...a.keys(), ...b.keys()]);
+  const rows = [...keys]
+    // The garbage collector stays in (it grows with the live heap); idle and the root do not.
+    .filter((k) => !/^(self )?\((idle|root)\)/.test(k))
+    .map((k) => ({ k, a: a.get(k) ?? 0, b: b.get(k) ?? 0 }))
+    .sort((x, y) => y.b - y.a - (x.b - x.a))
+    .slice(0, top);
+  process.stdout.write(
+    `\ninclusive ms per run, turns 2–11 → turns ${late[0]?.turn}–${late.at(-1)?.turn}, by growth\n`,
+  );
+  const sum = (m: Map<string, number>) =>
+    [...m]
+      .filter(([k]) => k.startsWith("self ") && !k.startsWith("self (idle)"))
+      .reduce((n, [, v]) => n + v, 0);
+  process.stdout.write(`busy ms per run (profile): ${sum(a).toFixed(2)} → ${sum(b).toFixed(2)}\n`);
+  for (const r of rows)
+    process.stdout.write(`${r.a.toFixed(3).padStart(7)} → ${r.b.toFixed(3).padStart(7)}  ${r.k}\n`);
+}

@@ -73,3 +73,58 @@ describe("a thread's values after a run", () => {
     assert.equal((updates.values.messages as unknown[]).length, 2);
   });
 });
+
+describe("a chat thread's values over many turns", () => {
+  it("stay the checkpoint's state, and are what wait and join answer", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    for (let turn = 1; turn <= 12; turn += 1) {
+      const input = { messages: [{ role: "user", content: `What is ${turn} * 7?` }] };
+      let answered: unknown;
+      if (turn % 2 === 0) answered = await client.runs.wait(thread.thread_id, "agent", { input });
+      else {
+        const run = await client.runs.create(thread.thread_id, "agent", { input });
+        answered = await client.runs.join(thread.thread_id, run.run_id);
+      }
+      const after = await client.threads.get(thread.thread_id);
+      const state = await client.threads.getState(thread.thread_id);
+      assert.deepEqual(after.values, state.values, `turn ${turn}: thread values are the checkpoint's state`);
+      assert.deepEqual(answered, after.values, `turn ${turn}: the run's answer is the thread's values`);
+      const messages = (after.values as { messages: Array<{ type: string; content: unknown }> }).messages;
+      assert.equal(messages.length, turn * 4, `turn ${turn}: every turn added its four messages`);
+      assert.match(String(messages.at(-1)?.content), new RegExp(`\\b${turn * 7}\\b`));
+    }
+    // A stateless run's answer crosses from the worker with the end signal.
+    const stateless = (await client.runs.wait(null, "agent", {
+      input: { messages: [{ role: "user", content: "What is 3 * 7?" }] },
+    })) as { messages: Array<{ content: unknown }> };
+    assert.equal(stateless.messages.length, 4);
+    assert.match(String(stateless.messages.at(-1)?.content), /\b21\b/);
+  });
+
+  it("show a message that graph code edited in place, and history keeps it as it was", async () => {
+    const client = ctx.client();
+    const thread = await client.threads.create();
+    const say = (content: string) =>
+      client.runs.wait(thread.thread_id, "edits", { input: { messages: [{ role: "user", content }] } });
+    await say("hello");
+    await say("again");
+    const answered = (await say("edit first")) as { messages: Array<{ content: unknown }> };
+    const after = await client.threads.get(thread.thread_id);
+    const state = await client.threads.getState(thread.thread_id);
+    const firstOf = (values: unknown) =>
+      (values as { messages: Array<{ content: unknown }> }).messages[0]?.content;
+    assert.equal(firstOf(after.values), "hello (edited)", "the thread's values show the edit");
+    assert.deepEqual(after.values, state.values, "and are the checkpoint's state");
+    assert.deepEqual(answered, after.values, "and what the run answered");
+    const history = await client.threads.getHistory(thread.thread_id, { limit: 100 });
+    const withMessages = history.filter(
+      (h) => ((h.values as { messages?: unknown[] }).messages ?? []).length,
+    );
+    assert.equal(firstOf(withMessages[0]?.values), "hello (edited)", "the latest checkpoint has the edit");
+    assert.equal(firstOf(withMessages.at(-1)?.values), "hello", "an earlier checkpoint keeps what it stored");
+    // The next run reads the edited message back from storage, as any reader would.
+    await say("one more");
+    assert.equal(firstOf((await client.threads.getState(thread.thread_id)).values), "hello (edited)");
+  });
+});

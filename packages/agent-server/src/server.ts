@@ -9,6 +9,7 @@ import { register as registerTsx } from "tsx/esm/api";
 import { buildApp } from "./app.js";
 import { loadCustomAuth } from "./auth/load.js";
 import { type AgentServerConfig, parseGraphAssistantConfigs } from "./config.js";
+import { WireJson } from "./domain/wire-json.js";
 import { EventLoopTurns } from "./execution/event-loop-turns.js";
 import { poolRandomValues } from "./execution/random-pool.js";
 import { readGraphProject, readProjectEnv } from "./graphs/project.js";
@@ -270,6 +271,7 @@ export async function startAgentServer(
       metrics,
       turns: new EventLoopTurns(),
       traceCallbacks: tracer.callbacks,
+      wire: new WireJson(),
     };
     queue = new RunQueue({
       owner: config.cluster?.owner,

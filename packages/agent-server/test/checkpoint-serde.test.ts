@@ -151,6 +151,38 @@ describe("CheckpointSerializer", () => {
     assert.deepEqual(await ours.loadsTyped(type, bytes), await official.loadsTyped(type, bytes));
   });
 
+  it("writes each step of a growing thread as the official writer does, whatever graph code did to the list", async () => {
+    const ours = new CheckpointSerializer();
+    const same = async (value: unknown, what: string) => {
+      const [, bytes] = await ours.dumpsTypedFor("thread-1\u0000", value);
+      assert.equal(text(bytes), text((await official.dumpsTyped(value))[1]), what);
+      return bytes;
+    };
+    let messages: unknown[] = conversation(2);
+    await same(checkpoint(messages), "first write");
+    messages = [...messages, new HumanMessage({ content: "next", id: "n1" })];
+    await same(checkpoint(messages), "a message appended (the reducer's new list)");
+    await same(checkpoint([...messages]), "nothing new");
+    (messages[1] as AIMessage).content = "edited in place";
+    await same(checkpoint([...messages, new HumanMessage({ content: "n2", id: "n2" })]), "an edit in place");
+    messages = [messages[0], ...messages.slice(2)];
+    await same(checkpoint(messages), "a message removed");
+    messages = [new HumanMessage({ content: "replaced", id: "r" }), ...messages.slice(1)];
+    await same(checkpoint(messages), "the first replaced");
+    const stored = await same(checkpoint([...messages, "not a message"]), "a list that is not only messages");
+    // The last write reads back as the official reader reads it.
+    assert.deepEqual(await ours.loadsTyped("json", stored), await official.loadsTyped("json", stored));
+    const again = await same(
+      { messages: [...messages, new AIMessage({ content: "last", id: "l" })] },
+      "other shape",
+    );
+    const read = (await ours.loadsTyped("json", again)) as { messages: unknown[] };
+    assert.deepEqual(read, await official.loadsTyped("json", again));
+    // The reader gets its own list: changing it does not change the next read.
+    read.messages.push("changed by the reader");
+    assert.deepEqual(await ours.loadsTyped("json", again), await official.loadsTyped("json", again));
+  });
+
   it("leaves an unknown or method-calling constructor record inert, as the official reader does", async () => {
     const ours = new CheckpointSerializer();
     const hostile = JSON.stringify({

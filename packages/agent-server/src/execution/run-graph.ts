@@ -2,6 +2,7 @@ import type { RunKwargs } from "@berth-platform/schemas";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Command } from "@langchain/langgraph";
 import { toWire } from "../domain/serialize.js";
+import type { WireJson } from "../domain/wire-json.js";
 import type { RunnableGraph } from "../graphs/registry.js";
 import { STREAM_FLUSHED_KEY } from "../storage/checkpoint-metadata.js";
 import type { RunRecord } from "../storage/types.js";
@@ -18,9 +19,9 @@ export interface RunEnvironment {
   apiUrl: string;
 }
 
-/** The thread after a run: what `complete` stores. */
+/** The thread after a run: what `complete` stores (its values as the API's JSON, written once). */
 export interface ThreadAfterRun {
-  values: unknown;
+  valuesJson: string;
   interrupts: Record<string, unknown[]>;
   hasNext: boolean;
 }
@@ -119,7 +120,10 @@ class FinalValues {
   private seen = false;
   private interrupted = false;
 
-  constructor(private readonly usable: boolean) {}
+  constructor(
+    private readonly usable: boolean,
+    private readonly wire: WireJson,
+  ) {}
 
   observe(namespace: readonly string[], mode: string, data: unknown): void {
     if (!this.usable || mode !== "values" || namespace.length > 0) return;
@@ -133,15 +137,19 @@ class FinalValues {
 
   thread(): ThreadAfterRun | undefined {
     if (!this.usable || !this.seen || this.interrupted) return undefined;
-    return { values: toWire(this.last) ?? null, interrupts: {}, hasNext: false };
+    return { valuesJson: this.wire.stringify(this.last), interrupts: {}, hasNext: false };
   }
 }
 
 /** The thread's state after a run, read from its latest checkpoint. */
-export async function threadAfterRun(graph: RunnableGraph, threadId: string): Promise<ThreadAfterRun> {
+export async function threadAfterRun(
+  graph: RunnableGraph,
+  threadId: string,
+  wire: WireJson,
+): Promise<ThreadAfterRun> {
   const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
   return {
-    values: toWire(snapshot.values) ?? null,
+    valuesJson: wire.stringify(snapshot.values),
     interrupts: interruptsByTask(snapshot),
     hasNext: snapshot.next.length > 0,
   };
@@ -158,10 +166,11 @@ export async function executeRun(args: {
   signal: AbortSignal;
   broker: StreamBroker;
   turns: EventLoopTurns;
+  wire: WireJson;
   /** Continue from the run's own last checkpoint (a re-attempt) instead of applying its input again. */
   resume: boolean;
 }): Promise<ThreadAfterRun> {
-  const { graph, run, config, signal, broker, turns } = args;
+  const { graph, run, config, signal, broker, turns, wire } = args;
   const mapper = new StreamEventMapper(run.kwargs.stream_mode, run.kwargs.subgraphs);
   const input = args.resume ? null : graphInput(run.kwargs);
   const streamMode = nativeModes(run.kwargs.stream_mode.filter((m) => m !== "events"));
@@ -215,11 +224,11 @@ export async function executeRun(args: {
       if (event.event === "on_chain_stream" && event.run_id === rootRunId) publishChunk(event.data.chunk);
       else publish("events", toWire(event));
     }
-    return threadAfterRun(graph, run.thread_id);
+    return threadAfterRun(graph, run.thread_id, wire);
   }
   // The end-of-run snapshot (load and deserialise the checkpoint, plan the next tasks) cost ~0.45 ms
   // of CPU per echo run; the last values chunk already holds the same state when nothing is next.
-  const final = new FinalValues(streamMode.includes("values") && valuesAreWholeState(graph));
+  const final = new FinalValues(streamMode.includes("values") && valuesAreWholeState(graph), wire);
   for await (const chunk of await graph.stream(input, options)) {
     // Storage calls resolve without real I/O, so concurrent runs could chain microtasks for
     // hundreds of ms and starve the HTTP server (accepts, /ok): give the event loop a turn per step.
@@ -230,5 +239,5 @@ export async function executeRun(args: {
     final.observe(namespace, mode, data);
     if (broker.wanted(run.run_id)) publishChunk(chunk);
   }
-  return final.thread() ?? threadAfterRun(graph, run.thread_id);
+  return final.thread() ?? threadAfterRun(graph, run.thread_id, wire);
 }

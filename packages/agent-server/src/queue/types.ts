@@ -3,7 +3,8 @@ import type { RunStatus } from "@berth-platform/schemas";
 /** How a run ended, as its waiters learn it. `values` are the thread's values after the run. */
 export interface RunOutcome {
   status: RunStatus | "deleted";
-  values?: unknown;
+  /** The thread's values as the API's JSON (a string crosses processes as it is). */
+  valuesJson?: string;
   error?: { error: string; message: string } | null;
   /**
    * The values are the thread's stored values too (the run's thread is kept): signals to other
@@ -33,6 +34,6 @@ export interface RunSignals {
 /** What other processes hear of a run's end: the values only when the thread does not hold them. */
 export function withoutStoredValues(outcome: RunOutcome): RunOutcome {
   if (!outcome.threadHoldsValues) return outcome;
-  const { values: _, ...rest } = outcome;
+  const { valuesJson: _, ...rest } = outcome;
   return rest;
 }

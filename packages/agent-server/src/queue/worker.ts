@@ -1,6 +1,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Logger } from "pino";
 import type { AgentServerConfig } from "../config.js";
+import type { WireJson } from "../domain/wire-json.js";
 import type { EventLoopTurns } from "../execution/event-loop-turns.js";
 import {
   executeRun,
@@ -37,6 +38,8 @@ export interface WorkerDeps {
   turns: EventLoopTurns;
   /** Callbacks every run's config carries (the agent server's tracer), or undefined. */
   traceCallbacks?: readonly unknown[] | undefined;
+  /** The thread values' JSON, messages memoised (one per process). */
+  wire: WireJson;
 }
 
 /**
@@ -92,7 +95,7 @@ export async function processRun(
     if (deps.traceCallbacks) runConfig.callbacks = [...deps.traceCallbacks] as RunnableConfig["callbacks"];
     const graphId = String((run.kwargs.config.configurable as Record<string, unknown>).graph_id);
     const graph = await deps.registry.getGraph(graphId, runConfig);
-    const threadState = (): Promise<ThreadAfterRun> => threadAfterRun(graph, run.thread_id);
+    const threadState = (): Promise<ThreadAfterRun> => threadAfterRun(graph, run.thread_id, deps.wire);
 
     // A run whose input already reached a checkpoint resumes from there: applying the input again
     // would duplicate it, and finished supersteps are not executed twice. That is a re-attempt
@@ -101,7 +104,7 @@ export async function processRun(
     // next tasks) cost ~0.4 ms of CPU on every run to answer a question that is almost always no.
     // A run claimed as it was inserted has not run before (`fresh`): nothing to look for.
     const resume = !claim.fresh && (await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
-    let completion: Omit<RunCompletion, "runId" | "token">;
+    let completion: Omit<RunCompletion, "runId" | "token" | "thread"> & { thread: ThreadAfterRun | null };
     try {
       controller.signal.throwIfAborted();
       const thread = await executeRun({
@@ -111,6 +114,7 @@ export async function processRun(
         signal: controller.signal,
         broker: deps.broker,
         turns: deps.turns,
+        wire: deps.wire,
         resume,
       });
       completion = { status: "success", error: null, thread };
@@ -150,7 +154,7 @@ export async function processRun(
     if (applied) {
       ended = {
         status: completion.deleteRun ? "deleted" : completion.status,
-        values: completion.thread?.values ?? null,
+        valuesJson: completion.thread?.valuesJson ?? "null",
         error: completion.error,
         ...(run.kwargs.temporary ? {} : { threadHoldsValues: true }),
       };
@@ -233,7 +237,7 @@ function webhookPayload(
     run_started_at: startedAt,
     run_ended_at: now,
     webhook_sent_at: now,
-    values: outcome.values ?? null,
+    values: outcome.valuesJson === undefined ? null : JSON.parse(outcome.valuesJson),
     ...(outcome.error ? { error: outcome.error.message } : {}),
   };
 }

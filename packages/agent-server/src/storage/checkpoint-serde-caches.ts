@@ -1,29 +1,43 @@
 import { isBaseMessage } from "@langchain/core/messages";
+import { listUnchanged, type WrittenList } from "./checkpoint-serde-lists.js";
 
 // The two caches of CheckpointSerializer (checkpoint-serde.ts): messages by the JSON they were read
 // from, and the last value written per thread. Both hand out a message again only while its id and
 // content are the ones it had.
 
-/** A message as written, with the fields checked before it is handed out again. */
-export interface Fingerprint {
-  message: object;
-  id: unknown;
-  content: unknown;
+/**
+ * Messages as written, with the fields checked before they are handed out again: flat lists rather
+ * than an object per message, since a checkpoint of a long thread holds hundreds.
+ */
+export class Fingerprints {
+  private readonly messages: object[] = [];
+  private readonly ids: unknown[] = [];
+  private readonly contents: unknown[] = [];
+  /** The lists of messages written whole (their items fingerprinted in them). */
+  readonly lists: WrittenList[] = [];
+
+  add(message: object): void {
+    const { id, content } = message as { id?: unknown; content?: unknown };
+    this.messages.push(message);
+    this.ids.push(id);
+    this.contents.push(content);
+  }
+
+  /** Whether every message still has the id and content it was written with. */
+  unchanged(): boolean {
+    for (let i = 0; i < this.messages.length; i += 1) {
+      const { id, content } = this.messages[i] as { id?: unknown; content?: unknown };
+      if (id !== this.ids[i] || content !== this.contents[i]) return false;
+    }
+    return this.lists.every(listUnchanged);
+  }
 }
-
-export const fingerprint = (message: object): Fingerprint => {
-  const { id, content } = message as { id?: unknown; content?: unknown };
-  return { message, id, content };
-};
-
-export const unchanged = (f: Fingerprint) => {
-  const { id, content } = f.message as { id?: unknown; content?: unknown };
-  return id === f.id && content === f.content;
-};
 
 export interface Written {
   skeleton: string;
-  messages: Fingerprint[];
+  /** What each token of the skeleton stands for: a message, or a list of messages. */
+  values: unknown[];
+  messages: Fingerprints;
 }
 
 /**
@@ -32,52 +46,68 @@ export interface Written {
  * server with many short threads (the soak) holds no more than this.
  */
 const LATEST_KEYS = 256;
-/** Characters of written JSON kept as lookup keys at most (~16 MB). */
-const LATEST_CHARS = 8_000_000;
+/** Bytes of written JSON kept at most. */
+const LATEST_BYTES = 8_000_000;
+
+interface LatestEntry {
+  bytes: Uint8Array;
+  written: Written;
+}
 
 /**
- * The last value written per thread (or per thread channel on PostgreSQL), by its exact JSON. A
+ * The last value written per thread (or per thread channel on PostgreSQL), by its exact bytes. A
  * thread's next run reads back the checkpoint its previous run wrote last: with this it gets the
  * same messages without parsing them, only the small rest of the checkpoint (the skeleton) is
  * parsed and revived. One entry per key, so intermediate steps do not push other threads out.
+ * Kept as the bytes written (off the JS heap, compared before anything is decoded), not as text:
+ * a checkpoint of a long thread is a large string that would otherwise outlive a young-generation
+ * collection at every step.
  */
 export class LatestWritten {
-  private readonly byKey = new Map<string, string>();
-  /** Two keys may have written identical bytes (a copied thread): the text stays while one does. */
-  private readonly byText = new Map<string, { written: Written; keys: number }>();
-  private chars = 0;
+  private readonly byKey = new Map<string, LatestEntry>();
+  /** Entries by byte length; two keys may have written identical bytes (a copied thread). */
+  private readonly byLength = new Map<number, Set<LatestEntry>>();
+  private bytes = 0;
 
-  set(key: string, text: string, written: Written): void {
+  set(key: string, bytes: Uint8Array, written: Written): void {
     this.forget(key);
-    if (text.length > LATEST_CHARS / 16) return;
-    this.byKey.set(key, text);
-    const shared = this.byText.get(text);
-    if (shared) {
-      shared.keys += 1;
-      shared.written = written;
-    } else {
-      this.byText.set(text, { written, keys: 1 });
-      this.chars += text.length;
+    if (bytes.length > LATEST_BYTES / 16) return;
+    const entry = { bytes, written };
+    this.byKey.set(key, entry);
+    let sameLength = this.byLength.get(bytes.length);
+    if (!sameLength) {
+      sameLength = new Set();
+      this.byLength.set(bytes.length, sameLength);
     }
+    sameLength.add(entry);
+    this.bytes += bytes.length;
     for (const oldest of this.byKey.keys()) {
-      if (this.byKey.size <= LATEST_KEYS && this.chars <= LATEST_CHARS) break;
+      if (this.byKey.size <= LATEST_KEYS && this.bytes <= LATEST_BYTES) break;
       this.forget(oldest);
     }
   }
 
-  get(text: string): Written | undefined {
-    return this.byText.get(text)?.written;
+  get(data: Uint8Array): Written | undefined {
+    const sameLength = this.byLength.get(data.length);
+    if (!sameLength) return undefined;
+    const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    for (const entry of sameLength) if (view.equals(entry.bytes)) return entry.written;
+    return undefined;
+  }
+
+  /** The last value written for `key`, if still kept. */
+  latest(key: string): Written | undefined {
+    return this.byKey.get(key)?.written;
   }
 
   private forget(key: string): void {
-    const text = this.byKey.get(key);
-    if (text === undefined) return;
+    const entry = this.byKey.get(key);
+    if (entry === undefined) return;
     this.byKey.delete(key);
-    const entry = this.byText.get(text);
-    if (entry && --entry.keys === 0) {
-      this.byText.delete(text);
-      this.chars -= text.length;
-    }
+    const sameLength = this.byLength.get(entry.bytes.length);
+    sameLength?.delete(entry);
+    if (sameLength?.size === 0) this.byLength.delete(entry.bytes.length);
+    this.bytes -= entry.bytes.length;
   }
 }
 

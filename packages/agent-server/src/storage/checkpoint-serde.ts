@@ -2,13 +2,8 @@ import { randomUUID } from "node:crypto";
 import { load } from "@langchain/core/load";
 import { isBaseMessage } from "@langchain/core/messages";
 import { DeltaSnapshot, JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import {
-  fingerprint,
-  LatestWritten,
-  ReadMessages,
-  unchanged,
-  type Written,
-} from "./checkpoint-serde-caches.js";
+import { Fingerprints, LatestWritten, ReadMessages, type Written } from "./checkpoint-serde-caches.js";
+import { type WrittenList, writeList } from "./checkpoint-serde-lists.js";
 
 /**
  * The official checkpoint format (LangGraph's JsonPlusSerializer: same bytes written, same values
@@ -54,34 +49,41 @@ export class CheckpointSerializer implements SerializerProtocol {
    * without parsing them (LatestWritten).
    */
   async dumpsTypedFor(key: string, data: unknown): Promise<[string, Uint8Array]> {
-    const { type, bytes, text, skeleton, messages } = await this.dump(data);
-    if (text !== undefined && skeleton !== undefined && messages !== undefined)
-      this.written.set(key, text, { skeleton, messages: messages.map(fingerprint) });
+    const previous = this.written.latest(key)?.messages.lists ?? [];
+    const { type, bytes, skeleton, pieces } = await this.dump(data, previous);
+    if (skeleton !== undefined && pieces !== undefined)
+      this.written.set(key, bytes, { skeleton, values: pieces.values, messages: pieces.messages });
     return [type, bytes];
   }
 
+  /** `previous`: the lists of messages of the same key's last write, to extend (writeList). */
   private async dump(
     data: unknown,
-  ): Promise<{ type: string; bytes: Uint8Array; text?: string; skeleton?: string; messages?: object[] }> {
+    previous: readonly WrittenList[] = [],
+  ): Promise<{ type: string; bytes: Uint8Array; skeleton?: string; pieces?: Pieces }> {
     if (data instanceof Uint8Array) {
       const [type, bytes] = await this.base.dumpsTyped(data);
       return { type, bytes };
     }
-    const spliced: string[] = [];
-    const objects: object[] = [];
-    const shallow = this.substitute(data, spliced, 0, objects);
-    if (spliced.length === 0) {
+    const pieces: Pieces = { json: [], values: [], lists: [], messages: new Fingerprints(), previous };
+    const shallow = this.substitute(data, pieces, 0);
+    if (pieces.json.length === 0) {
       const [type, bytes] = await this.base.dumpsTyped(data);
       return { type, bytes };
     }
     const [type, skeletonBytes] = await this.base.dumpsTyped(shallow);
     const skeleton = this.decoder.decode(skeletonBytes);
-    const text = this.splice(skeleton, spliced);
-    return { type, bytes: this.encoder.encode(text), text, skeleton, messages: objects };
+    return { type, bytes: this.encoder.encode(this.splice(skeleton, pieces)), skeleton, pieces };
   }
 
-  /** The skeleton's tokens replaced by the messages' JSON. */
-  private splice(text: string, spliced: string[]): string {
+  /**
+   * The skeleton's tokens replaced by their JSON. Each list's JSON then becomes its slice of the
+   * result: a flat string the next step's writeList extends without flattening the pieces again.
+   */
+  private splice(text: string, pieces: Pieces): string {
+    const { json, lists } = pieces;
+    const spans: Array<[list: WrittenList, start: number, end: number]> = [];
+    let length = 0;
     // The token as JSON writes it: the NUL is escaped as \u0000.
     const needle = JSON.stringify(this.tokenPrefix).slice(0, -1);
     const parts: string[] = [];
@@ -89,21 +91,28 @@ export class CheckpointSerializer implements SerializerProtocol {
     for (let at = text.indexOf(needle, from); at >= 0; at = text.indexOf(needle, from)) {
       const end = text.indexOf('"', at + needle.length);
       const index = Number(text.slice(at + needle.length, end));
-      parts.push(text.slice(from, at), spliced[index] ?? "null");
+      const piece = json[index] ?? "null";
+      length += at - from;
+      const list = lists[index];
+      if (list) spans.push([list, length, length + piece.length]);
+      parts.push(text.slice(from, at), piece);
+      length += piece.length;
       from = end + 1;
     }
     parts.push(text.slice(from));
-    return parts.join("");
+    const out = parts.join("");
+    for (const [list, start, end] of spans) list.json = out.slice(start, end);
+    return out;
   }
 
   async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
     if (type !== "json") return this.base.loadsTyped(type, data);
-    const text = typeof data === "string" ? data : this.decoder.decode(data);
-    const latest = this.written.get(text);
+    const latest = typeof data === "string" ? undefined : this.written.get(data);
     if (latest) {
       const rebuilt = await this.rebuild(latest);
       if (rebuilt.ok) return rebuilt.value;
     }
+    const text = typeof data === "string" ? data : this.decoder.decode(data);
     const root = { value: JSON.parse(text) as unknown };
     const walk: Walk = {
       pending: [],
@@ -122,32 +131,46 @@ export class CheckpointSerializer implements SerializerProtocol {
   }
 
   /**
-   * A copy of the plain containers around the messages, each message replaced by a token and its
-   * JSON (memoised) pushed to `spliced`. Depth 4 reaches a checkpoint's channel values' lists.
+   * A copy of the plain containers around the messages, each message, or list made only of
+   * messages (a messages channel), replaced by a token whose JSON goes to `pieces`. One token per
+   * list keeps the skeleton and the splice small however long the thread: the list's JSON is its
+   * messages' memoised JSON joined, as JSON.stringify writes an array. Depth 4 reaches a
+   * checkpoint's channel values' lists.
    */
-  private substitute(value: unknown, spliced: string[], depth: number, objects: object[]): unknown {
+  private substitute(value: unknown, pieces: Pieces, depth: number): unknown {
     if (value === null || typeof value !== "object") return value;
     if (isBaseMessage(value)) {
-      objects.push(value);
-      return `${this.tokenPrefix}${spliced.push(this.messageJson(value)) - 1}`;
+      pieces.messages.add(value);
+      pieces.values.push(value);
+      return `${this.tokenPrefix}${pieces.json.push(this.messageJson(value)) - 1}`;
     }
     if (depth >= 4) return value;
-    if (Array.isArray(value)) return value.map((item) => this.substitute(item, spliced, depth + 1, objects));
+    if (Array.isArray(value)) {
+      const list = writeList(value, pieces.previous, this.messageJson);
+      if (list !== undefined) {
+        pieces.messages.lists.push(list);
+        pieces.values.push(list.items);
+        pieces.lists[pieces.json.length] = list;
+        return `${this.tokenPrefix}${pieces.json.push(list.json) - 1}`;
+      }
+      return value.map((item) => this.substitute(item, pieces, depth + 1));
+    }
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return value;
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      out[key] = this.substitute((value as Record<string, unknown>)[key], spliced, depth + 1, objects);
+      out[key] = this.substitute((value as Record<string, unknown>)[key], pieces, depth + 1);
     }
     return out;
   }
 
   /**
    * The value last written as these bytes: its skeleton parsed and revived as any read would be,
-   * its tokens replaced by the very messages written, if none changed since (else not ok: read).
+   * its tokens replaced by the very messages (and lists) written, if none changed since (else not
+   * ok: read).
    */
   private async rebuild(latest: Written): Promise<{ ok: boolean; value?: unknown }> {
-    if (!latest.messages.every(unchanged)) return { ok: false };
+    if (!latest.messages.unchanged()) return { ok: false };
     const root = { value: JSON.parse(latest.skeleton) as unknown };
     const walk: Walk = {
       pending: [],
@@ -159,11 +182,10 @@ export class CheckpointSerializer implements SerializerProtocol {
     revive(root, "value", walk, false);
     if (walk.fallback) return { ok: false };
     await Promise.all(walk.pending);
-    const messages = latest.messages.map((m) => m.message);
-    return { ok: true, value: fillTokens(root.value, this.tokenPrefix, messages, 0) };
+    return { ok: true, value: fillTokens(root.value, this.tokenPrefix, latest.values, 0) };
   }
 
-  private messageJson(message: object): string {
+  private readonly messageJson = (message: object): string => {
     const { id, content } = message as { id?: unknown; content?: unknown };
     const kept = this.memo.get(message);
     if (kept && kept.id === id && kept.content === content) return kept.json;
@@ -173,7 +195,7 @@ export class CheckpointSerializer implements SerializerProtocol {
     );
     this.remember(message, json);
     return json;
-  }
+  };
 
   private remember(message: unknown, json: string): void {
     if (typeof message !== "object" || message === null || !isBaseMessage(message)) return;
@@ -182,19 +204,36 @@ export class CheckpointSerializer implements SerializerProtocol {
   }
 }
 
-/** The skeleton's token strings (at the depths `substitute` reaches) replaced by the messages. */
-function fillTokens(value: unknown, prefix: string, messages: object[], depth: number): unknown {
-  if (typeof value === "string")
-    return value.startsWith(prefix) ? messages[Number(value.slice(prefix.length))] : value;
+/**
+ * The skeleton's token strings (at the depths `substitute` reaches) replaced by what they stand
+ * for: a message, or a fresh copy of a list (the reader may change its list; the one kept stays).
+ */
+function fillTokens(value: unknown, prefix: string, values: unknown[], depth: number): unknown {
+  if (typeof value === "string") {
+    if (!value.startsWith(prefix)) return value;
+    const kept = values[Number(value.slice(prefix.length))];
+    return Array.isArray(kept) ? kept.slice() : kept;
+  }
   if (value === null || typeof value !== "object" || depth >= 4) return value;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) value[i] = fillTokens(value[i], prefix, messages, depth + 1);
+    for (let i = 0; i < value.length; i += 1) value[i] = fillTokens(value[i], prefix, values, depth + 1);
     return value;
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
   const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) record[key] = fillTokens(record[key], prefix, messages, depth + 1);
+  for (const key of Object.keys(record)) record[key] = fillTokens(record[key], prefix, values, depth + 1);
   return record;
+}
+
+/** What a dump spliced: each token's JSON and value, and every message met, fingerprinted. */
+interface Pieces {
+  json: string[];
+  values: unknown[];
+  /** The written list each list token stands for, by token index. */
+  lists: Array<WrittenList | undefined>;
+  messages: Fingerprints;
+  /** The lists the same key's last write held (writeList extends them). */
+  previous: readonly WrittenList[];
 }
 
 interface Walk {

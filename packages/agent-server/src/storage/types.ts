@@ -84,14 +84,22 @@ export interface CreateRunResult {
   claim?: ClaimedRun;
 }
 
+/**
+ * The thread's values/interrupts after a run, and whether its checkpoint has tasks left. The
+ * values come as they are or as their JSON already written (the worker's, WireJson).
+ */
+export type ThreadAfterRunRecord = ({ values: unknown } | { valuesJson: string }) & {
+  interrupts: JsonObject;
+  hasNext: boolean;
+};
+
 /** How a run ended, with what the thread should now show. */
 export interface RunCompletion {
   runId: string;
   token: string;
   status: Exclude<RunStatus, "pending" | "running">;
   error: { error: string; message: string } | null;
-  /** The thread's values/interrupts after the run, and whether its checkpoint has tasks left. */
-  thread: { values: unknown; interrupts: JsonObject; hasNext: boolean } | null;
+  thread: ThreadAfterRunRecord | null;
   /** Rollback: delete the run record instead of keeping it. */
   deleteRun?: boolean;
 }

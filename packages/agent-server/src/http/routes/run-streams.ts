@@ -195,15 +195,15 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
       }
       // A kept thread's values come from another process without them (RunOutcome.threadHoldsValues).
       let final = outcome;
-      if (!stateless && (!final || (final.threadHoldsValues && final.values === undefined))) {
+      if (!stateless && (!final || (final.threadHoldsValues && final.valuesJson === undefined))) {
         final = {
           ...final,
           status: final?.status ?? "success",
-          values: await runs.threadValues(run.thread_id),
+          valuesJson: JSON.stringify(await runs.threadValues(run.thread_id)),
         };
       }
-      const body = final?.error ? { __error__: final.error } : (final?.values ?? null);
-      res.end(JSON.stringify(body));
+      // The worker's values JSON is sent as it is (not parsed and written again).
+      res.end(final?.error ? JSON.stringify({ __error__: final.error }) : (final?.valuesJson ?? "null"));
     } finally {
       clearInterval(keepAlive);
       unsubscribe();

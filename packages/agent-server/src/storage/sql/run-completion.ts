@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { ClaimedRun, ClaimFor, RunCompletion } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
-import { refreshThread } from "./run-rows.js";
+import { refreshThread, threadValuesText } from "./run-rows.js";
 import { holdsNul, type RunShortcuts } from "./run-shortcuts.js";
 import type { RunStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
@@ -80,7 +80,7 @@ function commonFinish(completion: RunCompletion) {
     token: completion.token,
     status: completion.status,
     error: completion.error ? JSON.stringify(completion.error) : null,
-    values: thread.values === undefined ? null : JSON.stringify(thread.values),
+    values: threadValuesText(thread),
     interrupts: JSON.stringify(thread.interrupts),
     now: new Date().toISOString(),
   };
@@ -129,7 +129,7 @@ async function threadAfterRun(
   }
   await ctx.q.threadAfterFinishedRun.execute(
     trx,
-    thread.values === undefined ? null : JSON.stringify(thread.values),
+    threadValuesText(thread),
     JSON.stringify(thread.interrupts),
     now,
     threadId,

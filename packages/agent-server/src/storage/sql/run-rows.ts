@@ -1,7 +1,7 @@
 import type { RunStatus } from "@berth-platform/schemas";
 import type { Kysely, Selectable, Transaction } from "kysely";
 import { computeThreadStatus } from "../../domain/thread-status.js";
-import type { RunCompletion, RunRecord } from "../types.js";
+import type { RunCompletion, RunRecord, ThreadAfterRunRecord } from "../types.js";
 import { forUpdate, type SqlDialect } from "./dialect.js";
 import { parseJson } from "./json-match.js";
 import type { AgentServerDb, RunsTable } from "./schema.js";
@@ -42,6 +42,12 @@ export async function lockThread(trx: Db, threadId: string, dialect: SqlDialect)
   return row !== undefined;
 }
 
+/** The JSON stored for a thread's values after a run (SQL NULL for undefined values). */
+export function threadValuesText(thread: ThreadAfterRunRecord): string | null {
+  if ("valuesJson" in thread) return thread.valuesJson;
+  return thread.values === undefined ? null : JSON.stringify(thread.values);
+}
+
 /** Recomputes a thread's status (and values) after one of its runs ended. */
 export async function refreshThread(
   trx: Db,
@@ -76,7 +82,7 @@ export async function refreshThread(
       updated_at: now,
       ...(change.thread
         ? {
-            values: change.thread.values === undefined ? null : JSON.stringify(change.thread.values),
+            values: threadValuesText(change.thread),
             interrupts: JSON.stringify(change.thread.interrupts),
             state_updated_at: now,
           }
