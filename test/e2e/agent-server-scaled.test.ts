@@ -231,8 +231,9 @@ if (!SCALED_SERVICES) {
       );
       const human = (
         await api1.threads.getState<{ messages: Array<{ type: string }> }>(t0)
-      ).values.messages.filter((m) => m.type === "human");
-      assert.ok(human.length <= 1, "the interrupted run's input was not applied twice");
+      ).values?.messages?.filter((m) => m.type === "human");
+      // Killed before its first step, the run left no state at all.
+      assert.ok((human ?? []).length <= 1, "the interrupted run's input was not applied twice");
     });
 
     it("Redis stopped for 15 s under load: every accepted run ends, a stream open meanwhile ends with no gap or duplicate", {
