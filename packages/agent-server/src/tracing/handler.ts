@@ -312,29 +312,32 @@ export class LeanTracer extends BaseCallbackHandler {
   }
 
   override handleToolEnd(output: unknown, runId: string): void {
-    const run = this.book.get(runId);
-    if (run?.run_type !== "tool") return;
-    run.outputs = { output };
-    this.finish(run, "end");
+    this.ended(runId, "tool", { output });
   }
 
   override handleToolError(error: unknown, runId: string): void {
-    const run = this.book.get(runId);
-    if (run?.run_type !== "tool") return;
-    run.error = stringifyError(error);
-    this.finish(run, "error");
+    this.failed(runId, "tool", error);
   }
 
   override handleRetrieverEnd(documents: unknown, runId: string): void {
-    const run = this.book.get(runId);
-    if (run?.run_type !== "retriever") return;
-    run.outputs = { documents };
-    this.finish(run, "end");
+    this.ended(runId, "retriever", { documents });
   }
 
   override handleRetrieverError(error: unknown, runId: string): void {
+    this.failed(runId, "retriever", error);
+  }
+
+  /** A tool's or retriever's run (of that type: another handler's id is ignored) ends with `outputs`. */
+  private ended(runId: string, type: "tool" | "retriever", outputs: Record<string, unknown>): void {
     const run = this.book.get(runId);
-    if (run?.run_type !== "retriever") return;
+    if (run?.run_type !== type) return;
+    run.outputs = outputs;
+    this.finish(run, "end");
+  }
+
+  private failed(runId: string, type: "tool" | "retriever", error: unknown): void {
+    const run = this.book.get(runId);
+    if (run?.run_type !== type) return;
     run.error = stringifyError(error);
     this.finish(run, "error");
   }
