@@ -114,7 +114,27 @@ if (!SCALED_SERVICES) {
       } finally {
         proxy.restore();
       }
-      await mapLimit(runs, 8, ({ thread, run }) => api.runs.join(thread, run));
+      // A hang here is a bug (a run left going after the outage): fail with what the rows and the
+      // processes say rather than at the file's timeout with nothing to go on.
+      let deadline: NodeJS.Timeout | undefined;
+      const stuck = new Promise<never>((_, reject) => {
+        deadline = setTimeout(async () => {
+          const rows = await cluster()
+            .query<{ run_id: string; status: string; attempt: number; lease_owner: string | null }>(
+              "select run_id, status, attempt, lease_owner from runs where status in ('pending', 'running')",
+            )
+            .catch((error: unknown) => [{ error: String(error) }]);
+          const tails = [...cluster().apis, ...cluster().workers]
+            .map((p) => p.output().split("\n").slice(-15).join("\n"))
+            .join("\n---\n");
+          reject(new Error(`runs not over 120 s after the outage: ${JSON.stringify(rows)}\n${tails}`));
+        }, 120_000);
+      });
+      try {
+        await Promise.race([mapLimit(runs, 8, ({ thread, run }) => api.runs.join(thread, run)), stuck]);
+      } finally {
+        clearTimeout(deadline);
+      }
       // A run whose checkpoint write failed mid-outage ends in error; none is lost or left going.
       const statuses = await Promise.all(runs.map(({ thread, run }) => api.runs.get(thread, run)));
       for (const run of statuses)
