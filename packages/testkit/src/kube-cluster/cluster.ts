@@ -6,6 +6,7 @@ import path from "node:path";
 import { repoRoot } from "../paths.js";
 import { kubeBinaries } from "./binaries.js";
 import { kubeconfigYaml, makeCredentials } from "./certs.js";
+import { CONTAINER_LOG, containerLogsConfig } from "./container-logs.js";
 import { CLUSTER_DIR_PREFIX, OWNER_FILE, PIDS_FILE, reapOrphans } from "./orphans.js";
 
 /** A Kubernetes object as kubectl prints it. */
@@ -76,27 +77,6 @@ export interface KubeCluster {
 }
 
 const KWOK_STAGES = path.join(repoRoot, "packages/testkit/kube/kwok-stages.yaml");
-const CONTAINER_LOG = "kwok: no container runs in this test cluster\n";
-
-/** kwok's ClusterLogs for every pod: `text` as each container's current and previous output. */
-function containerLogsConfig(dir: string, text: string): string {
-  const logFile = path.join(dir, "container.log");
-  // The CRI log format a kubelet reads: `<time> <stream> F <line>` (F: a full line).
-  const at = new Date().toISOString();
-  const lines = text.split("\n").filter((line, i, all) => line !== "" || i < all.length - 1);
-  fs.writeFileSync(logFile, lines.map((line) => `${at} stderr F ${line}\n`).join(""));
-  const config = path.join(dir, "kwok-logs.yaml");
-  fs.writeFileSync(
-    config,
-    JSON.stringify({
-      apiVersion: "kwok.x-k8s.io/v1alpha1",
-      kind: "ClusterLogs",
-      metadata: { name: "container-logs" },
-      spec: { logs: [{ containers: [], logsFile: logFile, previousLogsFile: logFile }] },
-    }),
-  );
-  return config;
-}
 const SERVICE_CIDR = "10.96.0.0/16";
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
