@@ -87,8 +87,13 @@ export interface TurnSweep {
  * The cost of one run as a function of thread length: `threads` threads advanced in lockstep, one
  * wave of `threads` concurrent runs per turn, the server's CPU counters read between waves (nothing
  * else runs then), so CPU per run at turn t is that wave's CPU over its runs. Waves keep the
- * counters' 10 ms ticks small against what is measured (32 echo runs ≈ 150 ms of CPU).
+ * counters' granularity small against what is measured (32 echo runs ≈ 150 ms of CPU). Turn 1 is
+ * measured as FIRST_TURN_WAVES waves, each on `threads` new threads (only the last set goes on),
+ * so that it rests on as many runs as a later turn's ±1 window: it is the denominator of every
+ * growth ratio the bench reports.
  */
+export const FIRST_TURN_WAVES = 3;
+
 export async function turnSweep(
   server: RunningServer,
   graphId: GraphId,
@@ -100,13 +105,12 @@ export async function turnSweep(
   const users = benchClients(kind, server.url, threads);
   try {
     const clients = Array.from({ length: threads }, (_, i) => users.forUser(i));
-    const threadIds = await Promise.all(clients.map((c) => c.createThread()));
     const turns: TurnCost[] = [];
     let errors = 0;
     let firstError: string | null = null;
     const started = nowMs();
     const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
-    for (let t = 1; t <= lastTurn; t += 1) {
+    const wave = async (t: number, threadIds: string[]) => {
       const startedUs = monotonicUs();
       const cpu0 = server.cpuMs();
       const samples: number[] = [];
@@ -131,6 +135,13 @@ export async function turnSweep(
         startedUs,
         endedUs: monotonicUs(),
       });
+    };
+    for (let w = 1; w < FIRST_TURN_WAVES; w += 1) {
+      await wave(1, await Promise.all(clients.map((c) => c.createThread())));
+    }
+    const threadIds = await Promise.all(clients.map((c) => c.createThread()));
+    for (let t = 1; t <= lastTurn; t += 1) {
+      await wave(t, threadIds);
       if (errors > threads * 3) break;
       if (t % 25 === 0) progress(`… turn ${t}, ${((nowMs() - started) / 1000).toFixed(0)} s`);
     }
@@ -140,13 +151,14 @@ export async function turnSweep(
   }
 }
 
-/**
- * CPU per run around turn `t` (the mean of the waves from t-w to t+w that exist, weighted by their
- * runs): one wave of 32 echo runs is only ~15 ticks of the counters; turn 1 is its own wave.
- */
+/** The waves around turn `t`: t-w to t+w; turn 1's own waves (FIRST_TURN_WAVES) for turn 1. */
+function wavesAround(sweep: TurnSweep, t: number, w: number): TurnCost[] {
+  return sweep.turns.filter((c) => (t === 1 ? c.turn === 1 : c.turn >= t - w && c.turn <= t + w));
+}
+
+/** CPU per run around turn `t`: the mean of `wavesAround`, weighted by their runs. */
 export function cpuAround(sweep: TurnSweep, t: number, w: number): number | undefined {
-  const waves = sweep.turns.filter((c) => c.turn >= Math.max(1, t - w) && c.turn <= t + w);
-  if (t === 1) waves.splice(1);
+  const waves = wavesAround(sweep, t, w);
   let cpu = 0;
   let runs = 0;
   for (const wave of waves) {
@@ -159,9 +171,8 @@ export function cpuAround(sweep: TurnSweep, t: number, w: number): number | unde
 
 /** Latency p50 of the waves around turn `t`, as `cpuAround` picks them. */
 export function p50Around(sweep: TurnSweep, t: number, w: number): number | undefined {
-  const waves = sweep.turns.filter((c) => c.turn >= Math.max(1, t - w) && c.turn <= t + w);
+  const waves = wavesAround(sweep, t, w);
   if (waves.length === 0) return undefined;
-  const pick = t === 1 ? waves.slice(0, 1) : waves;
-  const p50s = pick.map((c) => c.latency.p50).sort((a, b) => a - b);
+  const p50s = waves.map((c) => c.latency.p50).sort((a, b) => a - b);
   return p50s[Math.floor(p50s.length / 2)];
 }

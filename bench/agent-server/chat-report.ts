@@ -17,7 +17,7 @@ export interface ChatPlan {
   chat: LoopLimits;
   sweepThreads: number;
   lastTurn: number;
-  /** Turns the sweep is reported at (each ± SWEEP_WINDOW waves, turn 1 alone). */
+  /** Turns the sweep is reported at (each ± SWEEP_WINDOW waves; turn 1: its FIRST_TURN_WAVES waves on new threads). */
   reportTurns: readonly number[];
   threadCreate: LoopLimits;
 }

@@ -130,7 +130,7 @@ print("inclusive time, everything", inclusive, (k) => !k.startsWith("("));
 // 2–11) and the last ten, from the samples taken while those waves ran (same monotonic clock).
 if (sweep && sweep.turns.length >= 20) {
   const waves = sweep.turns;
-  const early = waves.slice(1, 11);
+  const early = waves.filter((w) => w.turn >= 2 && w.turn <= 11);
   const late = waves.slice(-10);
   const perRun = (window: typeof waves) => {
     const runs = window.reduce((n, w) => n + w.latency.count, 0);

@@ -185,8 +185,13 @@ async function answersOk(url: string): Promise<boolean> {
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /**
- * Sums utime + stime of the live processes in a process group. The peer's server is a grandchild
- * of the CLI (cli → tsx watch → server), so the leader's own figures would miss nearly all of it.
+ * CPU time of the live processes in a process group, in ms. The peer's server is a grandchild of
+ * the CLI (cli → tsx watch → server), so the leader's own figures would miss nearly all of it.
+ * Each thread's `schedstat` gives its time on CPU in ns; utime + stime of `stat` count 10 ms ticks,
+ * which on one turn-sweep wave (32 runs, ~150 ms of CPU over a handful of threads) is an error of
+ * several per cent. Threads that exit during a measurement are not counted by schedstat: neither
+ * server starts and stops threads while it serves. Without schedstat (a kernel built without
+ * CONFIG_SCHED_INFO) the ticks are used.
  */
 export function groupCpuMs(pgid: number): number | undefined {
   let pids: string[];
@@ -195,7 +200,7 @@ export function groupCpuMs(pgid: number): number | undefined {
   } catch {
     return undefined;
   }
-  let ticks = 0;
+  let ms = 0;
   for (const pid of pids) {
     let stat: string;
     try {
@@ -207,9 +212,31 @@ export function groupCpuMs(pgid: number): number | undefined {
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // Counting from field 3 (state): pgrp is field 5, utime 14, stime 15.
     if (Number(fields[2]) !== pgid) continue;
-    ticks += Number(fields[11]) + Number(fields[12]);
+    ms += threadsCpuMs(pid) ?? ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
   }
-  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+  return ms;
+}
+
+/** The sum of a process's live threads' time on CPU (first field of schedstat, ns), in ms. */
+function threadsCpuMs(pid: string): number | undefined {
+  let ns = 0;
+  try {
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+      let schedstat: string;
+      try {
+        schedstat = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // the thread just ended
+        throw error;
+      }
+      const onCpu = Number(schedstat.split(" ")[0]);
+      if (!Number.isFinite(onCpu)) return undefined;
+      ns += onCpu;
+    }
+  } catch {
+    return undefined;
+  }
+  return ns / 1e6;
 }
 
 /** VmRSS of one process, from /proc/<pid>/status (reported there in kB). */
