@@ -89,10 +89,10 @@ export interface TurnSweep {
  * else runs then), so CPU per run at turn t is that wave's CPU over its runs. Waves keep the
  * counters' granularity small against what is measured (32 echo runs ≈ 150 ms of CPU). Turn 1 is
  * measured as FIRST_TURN_WAVES waves, each on `threads` new threads (only the last set goes on),
- * so that it rests on as many runs as a later turn's ±1 window: it is the denominator of every
+ * so that it rests on as many runs as a later turn's window (chat-report.ts, SWEEP_WINDOW): it is the denominator of every
  * growth ratio the bench reports.
  */
-export const FIRST_TURN_WAVES = 3;
+export const FIRST_TURN_WAVES = 5;
 
 export async function turnSweep(
   server: RunningServer,

@@ -2,17 +2,28 @@ import { isBaseMessage } from "@langchain/core/messages";
 
 /**
  * A list made only of messages (a messages channel) as CheckpointSerializer wrote it: a copy of its
- * items, each one's id and content then, and the list's JSON.
+ * items, each one's id and content then, and the list's JSON as UTF-8 bytes.
  */
 export interface WrittenList {
   items: object[];
   ids: unknown[];
   contents: unknown[];
-  /** Once written, its slice of the checkpoint's text (CheckpointSerializer.splice). */
-  json: string;
+  /**
+   * The list's JSON, once written: a view of the checkpoint's bytes (CheckpointSerializer.splice).
+   * Bytes rather than text because it is kept until the thread's next write, which at 32 chats
+   * running is several young-generation collections later: a string of a long thread's history
+   * would be promoted to the old generation at every step (a full collection every few waves of
+   * runs at turn 50); the bytes live outside the JS heap, in the buffer LatestWritten keeps anyway.
+   */
+  bytes: Uint8Array;
+  /** Until it is written: its JSON as a prefix of an earlier list's bytes (if reused), then text. */
+  head: Uint8Array | undefined;
+  tail: string;
 }
 
 type MessageFields = { id?: unknown; content?: unknown };
+
+const NOT_WRITTEN = new Uint8Array(0);
 
 /**
  * `list` written (undefined: not a non-empty list of messages only), from the same thread's last
@@ -52,12 +63,14 @@ export function writeList(
     contents.push(message.content);
     parts.push(messageJson(message));
   }
-  // JSON.stringify writes an array as its items' JSON between brackets, comma-separated.
-  let json: string;
-  if (!reused) json = `[${parts.join(",")}]`;
-  else if (parts.length === 0) json = reused.json;
-  else json = `${reused.json.slice(0, -1)},${parts.join(",")}]`;
-  return { items: list.slice() as object[], ids, contents, json };
+  // JSON.stringify writes an array as its items' JSON between brackets, comma-separated; the
+  // reused JSON ends with its closing bracket (one byte).
+  const items = list.slice() as object[];
+  if (!reused)
+    return { items, ids, contents, bytes: NOT_WRITTEN, head: undefined, tail: `[${parts.join(",")}]` };
+  if (parts.length === 0) return { items, ids, contents, bytes: NOT_WRITTEN, head: reused.bytes, tail: "" };
+  const head = reused.bytes.subarray(0, reused.bytes.length - 1);
+  return { items, ids, contents, bytes: NOT_WRITTEN, head, tail: `,${parts.join(",")}]` };
 }
 
 /** Whether every item of a written list still has the id and content it was written with. */

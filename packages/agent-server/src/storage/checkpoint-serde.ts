@@ -34,7 +34,6 @@ export class CheckpointSerializer implements SerializerProtocol {
   /** A token per spliced message: NUL (escaped by JSON) + a per-instance nonce, never user text. */
   private readonly tokenPrefix = `\u0000${randomUUID()}:`;
   private readonly decoder = new TextDecoder();
-  private readonly encoder = new TextEncoder();
 
   private readonly written = new LatestWritten();
 
@@ -73,35 +72,48 @@ export class CheckpointSerializer implements SerializerProtocol {
     }
     const [type, skeletonBytes] = await this.base.dumpsTyped(shallow);
     const skeleton = this.decoder.decode(skeletonBytes);
-    return { type, bytes: this.encoder.encode(this.splice(skeleton, pieces)), skeleton, pieces };
+    return { type, bytes: this.splice(skeleton, pieces), skeleton, pieces };
   }
 
   /**
-   * The skeleton's tokens replaced by their JSON. Each list's JSON then becomes its slice of the
-   * result: a flat string the next step's writeList extends without flattening the pieces again.
+   * The skeleton's tokens replaced by their JSON, as UTF-8 bytes. A reused list's JSON is copied
+   * from the bytes it was written as (no text of the whole history is built or encoded again), and
+   * each list's JSON then becomes its view of the result, which the next step's writeList extends.
+   * UTF-8 of the joined text is the join of the parts' UTF-8: every cut is at an ASCII character.
    */
-  private splice(text: string, pieces: Pieces): string {
+  private splice(text: string, pieces: Pieces): Uint8Array {
     const { json, lists } = pieces;
     const spans: Array<[list: WrittenList, start: number, end: number]> = [];
+    const chunks: Uint8Array[] = [];
     let length = 0;
+    const add = (chunk: Uint8Array) => {
+      chunks.push(chunk);
+      length += chunk.length;
+    };
     // The token as JSON writes it: the NUL is escaped as \u0000.
     const needle = JSON.stringify(this.tokenPrefix).slice(0, -1);
-    const parts: string[] = [];
     let from = 0;
     for (let at = text.indexOf(needle, from); at >= 0; at = text.indexOf(needle, from)) {
       const end = text.indexOf('"', at + needle.length);
       const index = Number(text.slice(at + needle.length, end));
-      const piece = json[index] ?? "null";
-      length += at - from;
+      add(Buffer.from(text.slice(from, at)));
       const list = lists[index];
-      if (list) spans.push([list, length, length + piece.length]);
-      parts.push(text.slice(from, at), piece);
-      length += piece.length;
+      if (list) {
+        const start = length;
+        if (list.head) add(list.head);
+        if (list.tail) add(Buffer.from(list.tail));
+        spans.push([list, start, length]);
+      } else add(Buffer.from(json[index] ?? "null"));
       from = end + 1;
     }
-    parts.push(text.slice(from));
-    const out = parts.join("");
-    for (const [list, start, end] of spans) list.json = out.slice(start, end);
+    add(Buffer.from(text.slice(from)));
+    const out = Buffer.concat(chunks, length);
+    for (const [list, start, end] of spans) {
+      list.bytes = out.subarray(start, end);
+      // The earlier write's buffer is no longer needed through this list.
+      list.head = undefined;
+      list.tail = "";
+    }
     return out;
   }
 
@@ -151,7 +163,8 @@ export class CheckpointSerializer implements SerializerProtocol {
         pieces.messages.lists.push(list);
         pieces.values.push(list.items);
         pieces.lists[pieces.json.length] = list;
-        return `${this.tokenPrefix}${pieces.json.push(list.json) - 1}`;
+        // The list's JSON is spliced from `list` itself (its head and tail).
+        return `${this.tokenPrefix}${pieces.json.push("") - 1}`;
       }
       return value.map((item) => this.substitute(item, pieces, depth + 1));
     }
