@@ -74,6 +74,8 @@ export interface TurnCost {
   /** When the wave started and ended, µs of the monotonic clock (V8's profiles use the same one). */
   startedUs: number;
   endedUs: number;
+  /** A control wave (turn 1 on new threads): the main threads' turn it ran after (0: before the first). */
+  controlAfter?: number;
 }
 
 export interface TurnSweep {
@@ -86,13 +88,15 @@ export interface TurnSweep {
 /**
  * The cost of one run as a function of thread length: `threads` threads advanced in lockstep, one
  * wave of `threads` concurrent runs per turn, the server's CPU counters read between waves (nothing
- * else runs then), so CPU per run at turn t is that wave's CPU over its runs. Waves keep the
- * counters' granularity small against what is measured (32 echo runs ≈ 150 ms of CPU). Turn 1 is
- * measured as FIRST_TURN_WAVES waves, each on `threads` new threads (only the last set goes on),
- * so that it rests on as many runs as a later turn's window (chat-report.ts, SWEEP_WINDOW): it is the denominator of every
- * growth ratio the bench reports.
+ * else runs then), so CPU per run at turn t is that wave's CPU over its runs. Turn 1 is also run as
+ * control waves, each on `threads` new threads: FIRST_TURN_WAVES at the start, then one after every
+ * CONTROL_EVERY turns. A growth ratio divides a turn's waves by the controls run beside them in
+ * time (turn1Beside): on a shared machine the CPU a run costs drifts with the neighbours' load over
+ * the minutes a sweep takes, and a ratio against a turn 1 measured minutes earlier carried that
+ * drift.
  */
 export const FIRST_TURN_WAVES = 5;
+export const CONTROL_EVERY = 5;
 
 export async function turnSweep(
   server: RunningServer,
@@ -110,7 +114,7 @@ export async function turnSweep(
     let firstError: string | null = null;
     const started = nowMs();
     const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
-    const wave = async (t: number, threadIds: string[]) => {
+    const wave = async (t: number, threadIds: string[], controlAfter?: number) => {
       const startedUs = monotonicUs();
       const cpu0 = server.cpuMs();
       const samples: number[] = [];
@@ -134,14 +138,16 @@ export async function turnSweep(
         latency: summarize(samples),
         startedUs,
         endedUs: monotonicUs(),
+        ...(controlAfter === undefined ? {} : { controlAfter }),
       });
     };
-    for (let w = 1; w < FIRST_TURN_WAVES; w += 1) {
-      await wave(1, await Promise.all(clients.map((c) => c.createThread())));
-    }
+    const control = async (after: number) =>
+      wave(1, await Promise.all(clients.map((c) => c.createThread())), after);
+    for (let w = 1; w < FIRST_TURN_WAVES; w += 1) await control(0);
     const threadIds = await Promise.all(clients.map((c) => c.createThread()));
     for (let t = 1; t <= lastTurn; t += 1) {
       await wave(t, threadIds);
+      if (t % CONTROL_EVERY === 0) await control(t);
       if (errors > threads * 3) break;
       if (t % 25 === 0) progress(`… turn ${t}, ${((nowMs() - started) / 1000).toFixed(0)} s`);
     }
@@ -151,14 +157,33 @@ export async function turnSweep(
   }
 }
 
-/** The waves around turn `t`: t-w to t+w; turn 1's own waves (FIRST_TURN_WAVES) for turn 1. */
+/** The waves around turn `t`: the main threads' t-w to t+w; every turn-1 wave (controls too) for turn 1. */
 function wavesAround(sweep: TurnSweep, t: number, w: number): TurnCost[] {
-  return sweep.turns.filter((c) => (t === 1 ? c.turn === 1 : c.turn >= t - w && c.turn <= t + w));
+  return sweep.turns.filter((c) =>
+    t === 1 ? c.turn === 1 : c.controlAfter === undefined && c.turn >= t - w && c.turn <= t + w,
+  );
 }
 
 /** CPU per run around turn `t`: the mean of `wavesAround`, weighted by their runs. */
 export function cpuAround(sweep: TurnSweep, t: number, w: number): number | undefined {
-  const waves = wavesAround(sweep, t, w);
+  return meanCpu(wavesAround(sweep, t, w));
+}
+
+/**
+ * CPU per run at turn 1 beside turn `t`: the control waves run after turns t-span to t+span (with
+ * the first turn's own waves when the span reaches back to it).
+ */
+export function turn1Beside(sweep: TurnSweep, t: number, span: number): number | undefined {
+  return meanCpu(
+    sweep.turns.filter((c) =>
+      c.controlAfter === undefined
+        ? c.turn === 1 && t - span <= 1
+        : c.controlAfter >= t - span && c.controlAfter <= t + span,
+    ),
+  );
+}
+
+function meanCpu(waves: readonly TurnCost[]): number | undefined {
   let cpu = 0;
   let runs = 0;
   for (const wave of waves) {

@@ -131,7 +131,7 @@ print("inclusive time, everything", inclusive, (k) => !k.startsWith("("));
 if (sweep && sweep.turns.length >= 20) {
   const waves = sweep.turns;
   const early = waves.filter((w) => w.turn >= 2 && w.turn <= 11);
-  const late = waves.slice(-10);
+  const late = waves.filter((w) => w.controlAfter === undefined).slice(-10);
   const perRun = (window: typeof waves) => {
     const runs = window.reduce((n, w) => n + w.latency.count, 0);
     const ms = new Map<string, number>();
