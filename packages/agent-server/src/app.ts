@@ -1,11 +1,6 @@
-import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
+import { serviceApp } from "@berth-platform/server-kit";
 import fastifyCors from "@fastify/cors";
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyPluginAsync,
-  LogController,
-} from "fastify";
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from "fastify";
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { CustomAuth } from "./auth/custom-auth.js";
@@ -70,16 +65,12 @@ export interface AppDeps {
 
 /** Builds the agent server's Fastify app (no listening: the composition root does that). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: deps.config.bodyLimitBytes,
-    // A client that stalls its request (headers or body) is cut off; idle responses are not.
-    ...httpLimitOptions(httpLimits(deps.config)),
-    keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+  const app = serviceApp({
+    logger: deps.logger as FastifyBaseLogger,
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    requestTimeoutMs: deps.config.requestTimeoutMs,
+    maxConnections: deps.config.maxConnections,
   }).withTypeProvider<ZodTypeProvider>();
-  capConnections(app, httpLimits(deps.config));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerJsonParsing(app);
@@ -124,13 +115,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (deps.uiRoutes && !off?.ui) await app.register(deps.uiRoutes);
   return app;
-}
-
-/** The HTTP limits of the config: request deadline, headers deadline, connection cap. */
-function httpLimits(config: AgentServerConfig): HttpLimits {
-  return {
-    requestTimeoutMs: config.requestTimeoutMs,
-    headersTimeoutMs: 30_000,
-    maxConnections: config.maxConnections,
-  };
 }

@@ -1,4 +1,4 @@
-import { capConnections, type HttpLimits, httpLimitOptions } from "@berth-platform/server-kit";
+import { serviceApp } from "@berth-platform/server-kit";
 import {
   LANGSMITH_PREFIX,
   type LangSmithDeps,
@@ -6,7 +6,7 @@ import {
   type TracingService,
 } from "@berth-platform/tracing";
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import type { ControlPlaneConfig } from "./config.js";
@@ -84,17 +84,12 @@ export interface AppDeps {
 
 /** Builds the control plane's Fastify app (no listening: the composition root does that). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
-    // Request logs would carry headers (API keys); errors are logged without them.
-    logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: deps.config.bodyLimitBytes,
-    // A client that stalls its request (headers or body) is cut off; idle responses are not.
-    ...httpLimitOptions(httpLimits(deps.config)),
-    keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+  const app = serviceApp({
+    logger: deps.logger as FastifyBaseLogger,
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    requestTimeoutMs: deps.config.requestTimeoutMs,
+    maxConnections: deps.config.maxConnections,
   }).withTypeProvider<ZodTypeProvider>();
-  capConnections(app, httpLimits(deps.config));
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built field by field by http/wire.ts; validating them again on every reply cost
   // ~7 % of a GET (profile). The response schemas stay for OpenAPI.
@@ -184,13 +179,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
   return app;
-}
-
-/** The HTTP limits of the config: request deadline, headers deadline, connection cap. */
-function httpLimits(config: ControlPlaneConfig): HttpLimits {
-  return {
-    requestTimeoutMs: config.requestTimeoutMs,
-    headersTimeoutMs: 30_000,
-    maxConnections: config.maxConnections,
-  };
 }

@@ -7,25 +7,15 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { Client } from "langsmith";
 import { ADMIN_KEY } from "./helpers.js";
-import { collect, type SdkPlane, STORAGES, sdkClient, sdkPlane } from "./sdk-plane.js";
+import { adminCall, collect, type SdkPlane, STORAGES, sdkClient, sdkPlane, sdkStatus } from "./sdk-plane.js";
 
-/** The SDK's error for an HTTP `code` answer. */
-const status =
-  (code: number) =>
-  (e: Error & { status?: number }): boolean =>
-    e.status === code;
+const status = sdkStatus;
 
 for (const storage of STORAGES) {
   describe(`SDK dataset editing (${storage})`, () => {
     let sp: SdkPlane;
     let ls: Client;
-    /** A raw call to the API with the admin key (what the SDK does not expose). */
-    const call = (method: string, path: string, body?: unknown) =>
-      fetch(`${sp.base}${path}`, {
-        method,
-        headers: { "x-api-key": ADMIN_KEY, "content-type": "application/json" },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
+    const call = (method: string, path: string, body?: unknown) => adminCall(sp, method, path, body);
 
     before(async () => {
       sp = await sdkPlane(storage);

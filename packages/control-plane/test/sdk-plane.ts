@@ -1,5 +1,5 @@
 // What the `langsmith` SDK tests share: a listening control plane per storage (SQLite always,
-// PostgreSQL when DATABASE_URL is set), a client on it, and paging helpers.
+// PostgreSQL when DATABASE_URL is set), a client on it, raw admin calls and paging helpers.
 import type { AddressInfo } from "node:net";
 import { Client } from "langsmith";
 import { ADMIN_KEY, openPlane, type TestPlane } from "./helpers.js";
@@ -27,6 +27,21 @@ export async function sdkPlane(storage: "sqlite" | "postgres"): Promise<SdkPlane
 export function sdkClient(apiUrl: string, extra: Record<string, unknown> = {}): Client {
   return new Client({ apiUrl, apiKey: ADMIN_KEY, callerOptions: { maxRetries: 0 }, ...extra });
 }
+
+/** A raw call to the plane's API with the admin key (what the SDK does not expose). */
+export function adminCall(sp: SdkPlane, method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${sp.base}${path}`, {
+    method,
+    headers: { "x-api-key": ADMIN_KEY, "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+/** Matches the SDK's error for an HTTP `code` answer (for assert.rejects). */
+export const sdkStatus =
+  (code: number) =>
+  (e: Error & { status?: number }): boolean =>
+    e.status === code;
 
 export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

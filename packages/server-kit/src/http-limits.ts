@@ -1,4 +1,9 @@
-import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
 
 /** Deepest JSON nesting a request body may have (stores and serialisers recurse over it). */
 export const MAX_JSON_DEPTH = 500;
@@ -62,4 +67,37 @@ export function capConnections(app: FastifyInstance, limits: HttpLimits): void {
     limits.headersTimeoutMs,
     limits.requestTimeoutMs || limits.headersTimeoutMs,
   );
+}
+
+/** What `serviceApp` needs: the server's logger, the largest request body, and its limits. */
+export interface ServiceAppOptions {
+  logger: FastifyBaseLogger;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+}
+
+/**
+ * The Fastify instance a Berth service listens with: no request logs (they would carry headers,
+ * API keys among them; errors are logged without them), the body limit, the request and headers
+ * deadlines and the connection cap, keep-alive longer than common load balancers' 60 s, and 503
+ * for requests that arrive while it closes.
+ */
+export function serviceApp(options: ServiceAppOptions): FastifyInstance {
+  const limits: HttpLimits = {
+    requestTimeoutMs: options.requestTimeoutMs,
+    headersTimeoutMs: 30_000,
+    maxConnections: options.maxConnections,
+  };
+  const app = Fastify({
+    loggerInstance: options.logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimitBytes,
+    // A client that stalls its request (headers or body) is cut off; idle responses are not.
+    ...httpLimitOptions(limits),
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+  });
+  capConnections(app, limits);
+  return app;
 }

@@ -7,6 +7,8 @@ export {
   httpLimitOptions,
   jsonDepthExceeds,
   MAX_JSON_DEPTH,
+  type ServiceAppOptions,
+  serviceApp,
 } from "./http-limits.js";
 export { type ListenOptions, listenWithFallback } from "./listen.js";
 export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
