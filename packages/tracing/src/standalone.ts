@@ -6,15 +6,11 @@ import {
   NulGuardPlugin,
   openSqliteFile,
   SqliteFileDialect,
+  serviceApp,
   sqliteDialect,
   storageFault,
 } from "@berth-platform/server-kit";
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyInstance,
-  LogController,
-} from "fastify";
+import type { FastifyBaseLogger, FastifyError, FastifyInstance } from "fastify";
 import {
   hasZodFastifySchemaValidationErrors,
   serializerCompiler,
@@ -89,10 +85,13 @@ export async function startStandaloneTracing(options: StandaloneTracingOptions):
     { maxAgeMs: 0, maxProjectBytes: 0, sweepIntervalMs: 0 },
     logger,
   );
-  const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    // Request logs would carry headers (the API key).
-    logController: new LogController({ disableRequestLogging: true }),
+  // The control plane's defaults: a minute to send a request, 1,024 connections (the LangSmith
+  // routes parse bodies within their own ingest limit).
+  const app = serviceApp({
+    logger: logger as FastifyBaseLogger,
+    bodyLimitBytes: 1024 * 1024,
+    requestTimeoutMs: 60_000,
+    maxConnections: 1024,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
