@@ -1,4 +1,6 @@
-import { ApiError } from "@berth-platform/server-kit";
+// The subpath, not the package's index: `berth --version` loads this module through
+// revision-status, and the index would load SQLite, Kysely and Fastify with it.
+import { ApiError } from "@berth-platform/server-kit/api-error";
 
 /**
  * Base class of the errors the core throws; http/errors.ts renders them (and the tracing
