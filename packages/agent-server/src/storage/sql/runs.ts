@@ -24,6 +24,7 @@ import { createOnIdleThread, holdsNul, type RunShortcuts } from "./run-shortcuts
 import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 import { threadToRow } from "./threads.js";
+import { StaleReadsError } from "../stale-reads.js";
 
 export interface SqlRunStoreOptions {
   /**
@@ -55,6 +56,11 @@ export class SqlRunStore implements RunStore {
     this.q = runStatements(dialect);
   }
 
+  /** The shortcuts' create checks what the run was built from (`CreateRunRequest.expected`). */
+  get checksCreateReads(): boolean {
+    return this.options.shortcuts !== undefined;
+  }
+
   async create(request: CreateRunRequest): Promise<CreateRunResult> {
     try {
       return await this.insertRun(request);
@@ -69,6 +75,7 @@ export class SqlRunStore implements RunStore {
 
   private async insertRun(request: CreateRunRequest): Promise<CreateRunResult> {
     const { shortcuts } = this.options;
+    if (!shortcuts && request.expected) throw new StaleReadsError();
     return (
       (shortcuts && (await createOnIdleThread(shortcuts, this.db, request))) ?? this.insertRunLocked(request)
     );
@@ -224,8 +231,10 @@ export class SqlRunStore implements RunStore {
     if (shortcuts && !holdsNul([owner])) {
       const token = randomUUID();
       const now = new Date(nowMs).toISOString();
-      const row = await shortcuts.claim(this.db, { owner, token, expiresAt: nowMs + leaseMs, nowMs, now });
-      return row ? { run: fromRow(row), token, ...cancelOf(row) } : undefined;
+      const claimed = await shortcuts.claim(this.db, { owner, token, expiresAt: nowMs + leaseMs, nowMs, now });
+      if (!claimed) return undefined;
+      const { row, latestCheckpointRunId } = claimed;
+      return { run: fromRow(row), token, latestCheckpointRunId, ...cancelOf(row) };
     }
     return this.db.transaction().execute((trx) => this.claimIn(trx, { owner, leaseMs, nowMs }));
   }
