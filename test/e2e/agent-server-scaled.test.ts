@@ -113,6 +113,53 @@ if (!SCALED_SERVICES) {
       assert.equal((await api1.runs.get(thread.thread_id, long.run_id)).status, "interrupted");
     });
 
+    it("an assistant or a thread's config changed through the other API: API 1's next run is built from the new rows", async () => {
+      // API processes keep a run's assistant and thread config between creates; the create's own
+      // statement checks them, so a change made through another process is never missed.
+      const [api1, api2] = cluster().clients as [Client, Client];
+      const assistant = await api1.assistants.create({ graphId: "slow", config: { configurable: { tag: "v1" } } });
+      const configurableOf = async (
+        api: Client,
+        threadId: string,
+        config?: { configurable: Record<string, unknown> },
+      ) => {
+        const run = await api.runs.create(threadId, assistant.assistant_id, {
+          input: sleepy(1, "config"),
+          ...(config ? { config } : {}),
+        });
+        await api.runs.join(threadId, run.run_id);
+        return (run.kwargs as { config: { configurable: Record<string, unknown> } }).config.configurable;
+      };
+      const thread = await api1.threads.create();
+      assert.equal((await configurableOf(api1, thread.thread_id)).tag, "v1");
+      assert.equal((await configurableOf(api1, thread.thread_id)).tag, "v1", "a second run from the kept rows");
+      await api2.assistants.update(assistant.assistant_id, { config: { configurable: { tag: "v2" } } });
+      // A thread's config holds what its first run's assistant said (it outranks the assistant's):
+      // a new thread shows the assistant as it is now.
+      const other = await api1.threads.create();
+      assert.equal((await configurableOf(api1, other.thread_id)).tag, "v2", "the assistant patched through API 2");
+      // A run through API 2 with a config of its own changes the thread's config.
+      const viaApi2 = await configurableOf(api2, thread.thread_id, { configurable: { note: "from api 2" } });
+      assert.equal(viaApi2.note, "from api 2");
+      assert.equal(
+        (await configurableOf(api1, thread.thread_id)).note,
+        "from api 2",
+        "the thread's config written through API 2",
+      );
+      await api2.assistants.delete(assistant.assistant_id);
+      assert.equal(
+        await statusOf(api1.runs.create(thread.thread_id, assistant.assistant_id, { input: sleepy(1, "gone") })),
+        404,
+        "the assistant deleted through API 2",
+      );
+      await api2.threads.delete(thread.thread_id);
+      assert.equal(
+        await statusOf(api1.runs.create(thread.thread_id, "slow", { input: sleepy(1, "gone") })),
+        404,
+        "the thread deleted through API 2",
+      );
+    });
+
     it("an interrupting double-text or a cancel from the other API right after create: the run stops, the next runs", async () => {
       const [api1, api2] = cluster().clients as [Client, Client];
       for (let i = 0; i < 4; i++) {
