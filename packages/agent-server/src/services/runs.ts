@@ -49,6 +49,8 @@ export class RunService {
       webhookPolicy: AddressPolicy;
       /** A slot of this process's run queue, when it executes runs and has room (RunQueue.reserveSlot). */
       reserveSlot?: (() => SlotReservation | undefined) | undefined;
+      /** The thread of a run this process is executing (RunQueue.threadOfRunning). */
+      threadOfRunning?: ((runId: string) => string | undefined) | undefined;
     },
   ) {
     this.readsCache = deps.runs.checksCreateReads ? new CreateReadsCache() : undefined;
@@ -282,7 +284,10 @@ export class RunService {
         onAbort = () => resolve();
         signal.addEventListener("abort", onAbort, { once: true });
       });
-      const status = await readStatus();
+      // Executing here: running until its end is signalled in this process (subscribed above), so
+      // the database need not be asked (a round trip per join on PostgreSQL).
+      const status =
+        this.deps.threadOfRunning?.(runId) === threadId ? ("running" as const) : await readStatus();
       if (!status) return false;
       if (TERMINAL.has(status)) return true;
       while (!signal.aborted && !endSignalled) {
