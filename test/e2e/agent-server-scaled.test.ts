@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it, test } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
+import { Redis } from "ioredis";
 import { sleepy, statusOf } from "./helpers.js";
 import {
   assertRunsInOrder,
@@ -158,6 +159,56 @@ if (!SCALED_SERVICES) {
         404,
         "the thread deleted through API 2",
       );
+    });
+
+    it("a run that is not resumable reaches Redis only once someone listens; its listeners miss nothing", async () => {
+      const { clients, prefix, redisUrl } = cluster();
+      const [api1, api2] = clients as [Client, Client];
+      const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      try {
+        // Streamed as it is created (a worker process executes it): every event, in order.
+        const thread = await api2.threads.create();
+        const frames: Array<{ event: string; data: unknown }> = [];
+        for await (const frame of api2.runs.stream(thread.thread_id, "steps", {
+          input: {},
+          streamMode: ["values"],
+        })) {
+          if (frame.event !== "") frames.push({ event: frame.event, data: frame.data });
+        }
+        assert.equal(frames[0]?.event, "metadata");
+        const counts = frames.filter((f) => f.event === "values").map((f) => (f.data as { count: number }).count);
+        assert.deepEqual(counts, [...counts].sort((a, b) => a - b), "in order");
+        assert.equal(counts.at(-1), 8, "to the run's end");
+
+        // Joined, never streamed: nothing of its stream was written to Redis.
+        const joined = await api1.runs.create(thread.thread_id, "steps", { input: {} });
+        await api1.runs.join(thread.thread_id, joined.run_id);
+        assert.equal(await redis.exists(`${prefix}stream:${joined.run_id}`), 0, "no log for a run nobody streamed");
+
+        // Streamed from the other API while it runs: what it says from then on, and its end.
+        const other = await api1.threads.create();
+        const slow = await api1.runs.create(other.thread_id, "slow", { input: sleepy(1_500, "live") });
+        for (
+          let i = 0;
+          i < 100 && (await api1.runs.get(other.thread_id, slow.run_id)).status !== "running";
+          i++
+        )
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        let timer: NodeJS.Timeout | undefined;
+        const live = await Promise.race([
+          readStream(api2, other.thread_id, slow.run_id, {}),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error("the live stream did not end")), 30_000);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        const last = live.filter((f) => f.event === "values").at(-1)?.data as {
+          messages: Array<{ content: string }>;
+        };
+        assert.equal(last?.messages.at(-1)?.content, "done: live sleep 1500", "the run's last values");
+      } finally {
+        redis.disconnect();
+      }
     });
 
     it("an interrupting double-text or a cancel from the other API right after create: the run stops, the next runs", async () => {
