@@ -60,7 +60,8 @@ export class RedisStreamBroker implements StreamBroker {
     );
     this.interestChannel = `${options.prefix}interest`;
     this.sub.on("message", (channel: string, text: string) => {
-      if (channel === this.interestChannel) this.onInterest(text);
+      // The append script's message: the entry's id, a newline, the run id.
+      if (channel === this.interestChannel) this.onInterest(text.slice(text.indexOf("\n") + 1));
       else this.onLive(channel, text);
     });
     // ioredis subscribes once connected, and again after each reconnect.
@@ -203,9 +204,9 @@ export class RedisStreamBroker implements StreamBroker {
     set.add(subscription);
     // Announced at once (before a create's doorbell, on the same connection): the run's worker,
     // here or elsewhere, sends its events from now on, and what it held so far.
-    const ignore = () => {};
-    this.redis.set(this.listenKey(runId), "1", "PX", this.options.runTtlMs).catch(ignore);
-    this.redis.publish(this.interestChannel, runId).catch(ignore);
+    // One append script call: the key (a one-entry log) and the message on the interest channel,
+    // with the commands a deployment's Redis user may send (no SET).
+    this.appender.append([2, this.listenKey(runId), this.interestChannel, 1, runId, this.options.runTtlMs], true);
     this.onInterest(runId);
     const listening = this.listening.get(runId);
     void (async () => {
