@@ -27,8 +27,8 @@ export class QuietRuns {
   readonly executions = new Map<string, QuietExecution>();
   private readonly endedAt: Array<{ runId: string; at: number; execution: QuietExecution }> = [];
   private readonly heard = new Map<string, number>();
-  /** Runs created in this process: whether each is resumable (their `metadata` event comes next). */
-  readonly declared = new Map<string, boolean>();
+  /** Runs created in this process: whether each is resumable, and when. */
+  private readonly declared = new Map<string, { resumable: boolean; at: number }>();
 
   start(runId: string): QuietExecution {
     this.prune(Date.now());
@@ -71,11 +71,30 @@ export class QuietRuns {
 
   declare(runId: string, resumable: boolean): void {
     this.declared.delete(runId);
-    this.declared.set(runId, resumable);
+    this.declared.set(runId, { resumable, at: Date.now() });
     for (const oldest of this.declared.keys()) {
       if (this.declared.size <= DECLARED_MAX) break;
       this.declared.delete(oldest);
     }
+  }
+
+  /** Created here and not resumable. */
+  declaredQuiet(runId: string): boolean {
+    return this.declared.get(runId)?.resumable === false;
+  }
+
+  /**
+   * Created here, not resumable, so recently that every listener since was announced within the
+   * time `heard` keeps announcements: nobody listens unless `wasHeard` says so.
+   */
+  declaredQuietSince(runId: string): boolean {
+    const declared = this.declared.get(runId);
+    return declared?.resumable === false && Date.now() - declared.at < HEARD_MEMORY_MS / 2;
+  }
+
+  /** Executions not forwarding (to check again after a reconnect, when announcements may be lost). */
+  notForwarding(): Array<[string, QuietExecution]> {
+    return [...this.executions].filter(([, e]) => e.mode !== "forward");
   }
 
   private prune(now: number): void {

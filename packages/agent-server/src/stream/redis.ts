@@ -80,6 +80,8 @@ export class RedisStreamBroker implements StreamBroker {
    * channels, on the same connection, is answered only after ioredis's.
    */
   private async resume(): Promise<void> {
+    // Announcements made while this connection was down were not heard: ask for the keys.
+    for (const [runId, execution] of this.quiet.notForwarding()) this.askListeners(runId, execution);
     const runIds = [...this.subs.keys()];
     if (runIds.length === 0) return;
     for (const set of this.subs.values()) for (const s of set) s.catchingUp = true;
@@ -122,6 +124,16 @@ export class RedisStreamBroker implements StreamBroker {
       this.forward(runId, execution);
       return;
     }
+    // Created here just now: a listener would have announced itself to this process already.
+    if (this.quiet.declaredQuietSince(runId)) {
+      execution.mode = "quiet";
+      return;
+    }
+    this.askListeners(runId, execution);
+  }
+
+  /** Whether the run's listen key is there (a listener announced itself, maybe unheard here). */
+  private askListeners(runId: string, execution: QuietExecution): void {
     this.redis.exists(this.listenKey(runId)).then(
       (listened) => {
         if (listened > 0) this.forward(runId, execution);
@@ -145,7 +157,7 @@ export class RedisStreamBroker implements StreamBroker {
     }
     // Created here, not resumable, and nobody here listens: its first event (`metadata`) has no
     // reader anywhere (no other process knows the run yet).
-    if (!execution && this.quiet.declared.get(runId) === false && !this.subs.has(runId)) return;
+    if (!execution && this.quiet.declaredQuiet(runId) && !this.subs.has(runId)) return;
     this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs, false);
   }
 
