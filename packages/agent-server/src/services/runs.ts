@@ -185,7 +185,8 @@ export class RunService {
     if (cache) {
       if (!keptAssistant) cache.rememberAssistant(body.assistant_id, assistant);
       // What the thread's config is now, when the store knows it (its one-statement create).
-      if (result.threadConfigJson !== undefined) cache.rememberThreadConfig(threadId, result.threadConfigJson);
+      if (result.threadConfigJson !== undefined)
+        cache.rememberThreadConfig(threadId, result.threadConfigJson);
       else cache.forgetThread(threadId);
     }
     return { result, slot };

@@ -67,7 +67,9 @@ export class RedisStreamBroker implements StreamBroker {
     // ioredis subscribes once connected, and again after each reconnect.
     this.sub
       .subscribe(this.interestChannel)
-      .catch((error: unknown) => options.logger.warn({ err: error }, "stream interest channel not subscribed"));
+      .catch((error: unknown) =>
+        options.logger.warn({ err: error }, "stream interest channel not subscribed"),
+      );
     // Messages published while the connection was down are in the logs: catch up from there.
     this.sub.on("ready", () => void this.resume());
   }
@@ -218,7 +220,10 @@ export class RedisStreamBroker implements StreamBroker {
     // here or elsewhere, sends its events from now on, and what it held so far.
     // One append script call: the key (a one-entry log) and the message on the interest channel,
     // with the commands a deployment's Redis user may send (no SET).
-    this.appender.append([2, this.listenKey(runId), this.interestChannel, 1, runId, this.options.runTtlMs], true);
+    this.appender.append(
+      [2, this.listenKey(runId), this.interestChannel, 1, runId, this.options.runTtlMs],
+      true,
+    );
     this.onInterest(runId);
     const listening = this.listening.get(runId);
     void (async () => {

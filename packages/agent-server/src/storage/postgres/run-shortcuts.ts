@@ -210,9 +210,9 @@ export const postgresRunShortcuts: RunShortcuts = {
     return result.rows[0]?.applied === true;
   },
   async claim(db, c) {
-    const result = await db.executeQuery<
-      Selectable<RunsTable> & { latest_checkpoint_run_id: string | null }
-    >(CompiledQuery.raw(CLAIM, [c.nowMs, c.owner, c.token, c.expiresAt, c.now]));
+    const result = await db.executeQuery<Selectable<RunsTable> & { latest_checkpoint_run_id: string | null }>(
+      CompiledQuery.raw(CLAIM, [c.nowMs, c.owner, c.token, c.expiresAt, c.now]),
+    );
     const row = result.rows[0];
     if (!row) return undefined;
     const { latest_checkpoint_run_id, ...run } = row;

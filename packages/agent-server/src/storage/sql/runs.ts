@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from "kysely";
 import { newThread } from "../../domain/thread-record.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { BUSY_THREAD_MESSAGE } from "../../queue/multitask.js";
+import { StaleReadsError } from "../stale-reads.js";
 import type {
   CancelResult,
   ClaimedRun,
@@ -24,7 +25,6 @@ import { createOnIdleThread, holdsNul, type RunShortcuts } from "./run-shortcuts
 import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 import { threadToRow } from "./threads.js";
-import { StaleReadsError } from "../stale-reads.js";
 
 export interface SqlRunStoreOptions {
   /**
@@ -231,7 +231,13 @@ export class SqlRunStore implements RunStore {
     if (shortcuts && !holdsNul([owner])) {
       const token = randomUUID();
       const now = new Date(nowMs).toISOString();
-      const claimed = await shortcuts.claim(this.db, { owner, token, expiresAt: nowMs + leaseMs, nowMs, now });
+      const claimed = await shortcuts.claim(this.db, {
+        owner,
+        token,
+        expiresAt: nowMs + leaseMs,
+        nowMs,
+        now,
+      });
       if (!claimed) return undefined;
       const { row, latestCheckpointRunId } = claimed;
       return { run: fromRow(row), token, latestCheckpointRunId, ...cancelOf(row) };
