@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it, test } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
+import { Redis } from "ioredis";
 import { sleepy, statusOf } from "./helpers.js";
 import {
   assertRunsInOrder,
@@ -111,6 +112,129 @@ if (!SCALED_SERVICES) {
       await api1.runs.join(thread.thread_id, long.run_id);
       assert.ok(Date.now() - started < 5_000, "the worker stopped the run at once");
       assert.equal((await api1.runs.get(thread.thread_id, long.run_id)).status, "interrupted");
+    });
+
+    it("an assistant or a thread's config changed through the other API: API 1's next run is built from the new rows", async () => {
+      // API processes keep a run's assistant and thread config between creates; the create's own
+      // statement checks them, so a change made through another process is never missed.
+      const [api1, api2] = cluster().clients as [Client, Client];
+      const assistant = await api1.assistants.create({
+        graphId: "slow",
+        config: { configurable: { tag: "v1" } },
+      });
+      const configurableOf = async (
+        api: Client,
+        threadId: string,
+        config?: { configurable: Record<string, unknown> },
+      ) => {
+        const run = await api.runs.create(threadId, assistant.assistant_id, {
+          input: sleepy(1, "config"),
+          ...(config ? { config } : {}),
+        });
+        await api.runs.join(threadId, run.run_id);
+        // The SDK's Run type leaves `kwargs` out; the server sends it.
+        return (run as unknown as { kwargs: { config: { configurable: Record<string, unknown> } } }).kwargs
+          .config.configurable;
+      };
+      const thread = await api1.threads.create();
+      assert.equal((await configurableOf(api1, thread.thread_id)).tag, "v1");
+      assert.equal(
+        (await configurableOf(api1, thread.thread_id)).tag,
+        "v1",
+        "a second run from the kept rows",
+      );
+      await api2.assistants.update(assistant.assistant_id, { config: { configurable: { tag: "v2" } } });
+      // A thread's config holds what its first run's assistant said (it outranks the assistant's):
+      // a new thread shows the assistant as it is now.
+      const other = await api1.threads.create();
+      assert.equal(
+        (await configurableOf(api1, other.thread_id)).tag,
+        "v2",
+        "the assistant patched through API 2",
+      );
+      // A run through API 2 with a config of its own changes the thread's config.
+      const viaApi2 = await configurableOf(api2, thread.thread_id, { configurable: { note: "from api 2" } });
+      assert.equal(viaApi2.note, "from api 2");
+      assert.equal(
+        (await configurableOf(api1, thread.thread_id)).note,
+        "from api 2",
+        "the thread's config written through API 2",
+      );
+      await api2.assistants.delete(assistant.assistant_id);
+      assert.equal(
+        await statusOf(
+          api1.runs.create(thread.thread_id, assistant.assistant_id, { input: sleepy(1, "gone") }),
+        ),
+        404,
+        "the assistant deleted through API 2",
+      );
+      await api2.threads.delete(thread.thread_id);
+      assert.equal(
+        await statusOf(api1.runs.create(thread.thread_id, "slow", { input: sleepy(1, "gone") })),
+        404,
+        "the thread deleted through API 2",
+      );
+    });
+
+    it("a run that is not resumable reaches Redis only once someone listens; its listeners miss nothing", async () => {
+      const { clients, prefix, redisUrl } = cluster();
+      const [api1, api2] = clients as [Client, Client];
+      const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      try {
+        // Streamed as it is created (a worker process executes it): every event, in order.
+        const thread = await api2.threads.create();
+        const frames: Array<{ event: string; data: unknown }> = [];
+        for await (const frame of api2.runs.stream(thread.thread_id, "steps", {
+          input: {},
+          streamMode: ["values"],
+        })) {
+          // Heartbeat comments come as nameless events (not in the SDK's type).
+          if ((frame.event as string) !== "") frames.push({ event: frame.event, data: frame.data });
+        }
+        assert.equal(frames[0]?.event, "metadata");
+        const counts = frames
+          .filter((f) => f.event === "values")
+          .map((f) => (f.data as { count: number }).count);
+        assert.deepEqual(
+          counts,
+          [...counts].sort((a, b) => a - b),
+          "in order",
+        );
+        assert.equal(counts.at(-1), 8, "to the run's end");
+
+        // Joined, never streamed: nothing of its stream was written to Redis.
+        const joined = await api1.runs.create(thread.thread_id, "steps", { input: {} });
+        await api1.runs.join(thread.thread_id, joined.run_id);
+        assert.equal(
+          await redis.exists(`${prefix}stream:${joined.run_id}`),
+          0,
+          "no log for a run nobody streamed",
+        );
+
+        // Streamed from the other API while it runs: what it says from then on, and its end.
+        const other = await api1.threads.create();
+        const slow = await api1.runs.create(other.thread_id, "slow", { input: sleepy(1_500, "live") });
+        for (
+          let i = 0;
+          i < 100 && (await api1.runs.get(other.thread_id, slow.run_id)).status !== "running";
+          i++
+        )
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        let timer: NodeJS.Timeout | undefined;
+        const live = await Promise.race([
+          readStream(api2, other.thread_id, slow.run_id, {}),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error("the live stream did not end")), 30_000);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        const last = live.filter((f) => f.event === "values").at(-1)?.data as {
+          messages: Array<{ content: string }>;
+        };
+        assert.equal(last?.messages.at(-1)?.content, "done: live sleep 1500", "the run's last values");
+      } finally {
+        redis.disconnect();
+      }
     });
 
     it("an interrupting double-text or a cancel from the other API right after create: the run stops, the next runs", async () => {

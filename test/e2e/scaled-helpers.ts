@@ -25,6 +25,9 @@ export interface ScaledCluster {
   schema: string;
   /** The cluster's own Redis, when it was asked for one. */
   redis: PrivateRedis | undefined;
+  /** The Redis the processes use, and their key prefix (inspection from tests). */
+  redisUrl: string;
+  prefix: string;
   /** Starts one more process of `role` in the cluster. */
   start(role: "api" | "worker"): Promise<SpawnedServer>;
   /** Runs SQL in the cluster's schema (inspection from tests). */
@@ -91,6 +94,8 @@ export function useScaledCluster(
       clients: apis.map((api) => new Client({ apiUrl: api.url })),
       schema,
       redis: ownRedis,
+      redisUrl: ownRedis?.url ?? services.redisUrl,
+      prefix,
       start,
       async query<T>(text: string, values: unknown[] = []) {
         const client = await pool.connect();

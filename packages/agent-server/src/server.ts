@@ -173,6 +173,7 @@ export async function startAgentServer(
       webhookPolicy,
       // A run that can start at once is claimed by its own create transaction in this process.
       reserveSlot: executesRuns ? () => queue?.reserveSlot() : undefined,
+      threadOfRunning: executesRuns ? (runId) => queue?.threadOfRunning(runId) : undefined,
     });
     const store = new StoreService(backend.storage.items);
     if (executesRuns) cleanups.unshift(store.startSweeper(config.storeSweepMs, logger));

@@ -4,6 +4,7 @@ import { after, test } from "node:test";
 import { openPostgresBackend } from "../src/storage/postgres/index.js";
 import { dropSchemas, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
 import { claimCases } from "./storage-conformance-claims.js";
+import { createReadsCases } from "./storage-conformance-create-reads.js";
 import { itemAndCronCases } from "./storage-conformance-items.js";
 import { runStoreCases, sharedRunStoreCases } from "./storage-conformance-runs.js";
 import { threadAndAssistantCases } from "./storage-conformance-threads.js";
@@ -27,6 +28,7 @@ if (url === undefined) {
   };
   runStoreCases(postgres);
   claimCases(postgres);
+  createReadsCases(postgres);
   sharedRunStoreCases(postgres);
   itemAndCronCases(postgres);
   threadAndAssistantCases(postgres);

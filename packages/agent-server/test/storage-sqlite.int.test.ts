@@ -5,6 +5,7 @@ import { after, describe, it } from "node:test";
 import { makeTempDir } from "@berth-platform/testkit";
 import { openSqliteBackend } from "../src/storage/sqlite/index.js";
 import { claimCases } from "./storage-conformance-claims.js";
+import { createReadsCases } from "./storage-conformance-create-reads.js";
 import { itemAndCronCases } from "./storage-conformance-items.js";
 import { runStoreCases } from "./storage-conformance-runs.js";
 import { threadAndAssistantCases } from "./storage-conformance-threads.js";
@@ -24,6 +25,7 @@ const sqlite: StorageTarget = {
 
 runStoreCases(sqlite);
 claimCases(sqlite);
+createReadsCases(sqlite);
 itemAndCronCases(sqlite);
 threadAndAssistantCases(sqlite);
 

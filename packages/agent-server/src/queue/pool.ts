@@ -14,7 +14,10 @@ const SAFETY_POLL_MS = 2_000;
 export class RunQueue {
   /** The lease owner of this process's claims. */
   readonly owner: string;
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly active = new Map<
+    string,
+    { controller: AbortController; done: Promise<void>; threadId: string }
+  >();
   /** Slots held for runs being created here that may be claimed at creation (reserveSlot). */
   private reserved = 0;
   private started = false;
@@ -66,6 +69,14 @@ export class RunQueue {
   }
 
   /** Runs currently executing in this process. */
+  /**
+   * The thread of a run this process is executing, from its claim until after its end was
+   * signalled (the worker signals before it returns); undefined otherwise.
+   */
+  threadOfRunning(runId: string): string | undefined {
+    return this.active.get(runId)?.threadId;
+  }
+
   get running(): number {
     return this.active.size;
   }
@@ -165,7 +176,7 @@ export class RunQueue {
         this.active.delete(claim.run.run_id);
         this.wake();
       });
-    this.active.set(claim.run.run_id, { controller, done });
+    this.active.set(claim.run.run_id, { controller, done, threadId: claim.run.thread_id });
   }
 
   private async armDelayedTimer(): Promise<void> {

@@ -10,15 +10,28 @@ type SignalMessage =
   | { from: string; kind: "cancel"; runId: string }
   | { from: string; kind: "ended"; runId: string; outcome: RunOutcome };
 
+/** While no other process listened at the last publish, wake-ups and ends are sent this seldom. */
+const ALONE_RECHECK_MS = 1_000;
+
 /**
  * Signals across processes over Redis pub/sub: every signal is delivered in this process at once
  * (as MemoryRunSignals does) and published for the others. A message lost while Redis is down only
  * delays work: workers poll the queue, waiters re-check the run, workers re-read cancellations.
+ *
+ * A process alone on its channel (PUBLISH answered that only its own connection heard the last
+ * one) does not publish doorbells and run ends for nobody: it publishes one at most every second,
+ * whose answer says when another process has come. Until then that process's waiters and workers
+ * lose nothing but a wake-up, which their re-checks and polls cover. Cancels always go out.
  */
 export class RedisRunSignals implements RunSignals {
   private readonly local = new MemoryRunSignals();
   private readonly id = randomUUID();
   private readonly channel: string;
+  /** Whether the last publish reached another process, and when it was answered. */
+  private others = true;
+  private answeredAt = 0;
+  /** This process's own subscription is confirmed (so a PUBLISH's count includes it). */
+  private subscribed = false;
 
   constructor(
     private readonly pub: Redis,
@@ -48,15 +61,24 @@ export class RedisRunSignals implements RunSignals {
     });
     // Not awaited when Redis is down at start-up: ioredis subscribes once it connects.
     await Promise.race([
-      this.sub.subscribe(this.channel),
+      this.sub.subscribe(this.channel).then(() => {
+        this.subscribed = true;
+      }),
       new Promise((resolve) => setTimeout(resolve, 2_000)),
     ]);
   }
 
-  private send(message: SignalMessage): void {
-    this.pub
-      .publish(this.channel, JSON.stringify(message))
-      .catch((error: unknown) => this.logger.debug({ err: error }, "signal not published"));
+  /** `needed`: sent even while this process seems alone (cancels). */
+  private send(message: SignalMessage, needed = false): void {
+    if (!needed && !this.others && Date.now() - this.answeredAt < ALONE_RECHECK_MS) return;
+    this.pub.publish(this.channel, JSON.stringify(message)).then(
+      // This process's own subscription hears it too.
+      (receivers) => {
+        this.others = receivers > (this.subscribed ? 1 : 0);
+        this.answeredAt = Date.now();
+      },
+      (error: unknown) => this.logger.debug({ err: error }, "signal not published"),
+    );
   }
 
   ringDoorbell(): void {
@@ -70,7 +92,7 @@ export class RedisRunSignals implements RunSignals {
 
   cancel(runId: string): void {
     this.local.cancel(runId);
-    this.send({ from: this.id, kind: "cancel", runId });
+    this.send({ from: this.id, kind: "cancel", runId }, true);
   }
 
   onCancel(runId: string, listener: () => void): () => void {

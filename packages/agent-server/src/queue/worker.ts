@@ -103,7 +103,12 @@ export async function processRun(
     // Read from the checkpoint's metadata alone: a full getState here (load, deserialise, plan the
     // next tasks) cost ~0.4 ms of CPU on every run to answer a question that is almost always no.
     // A run claimed as it was inserted has not run before (`fresh`): nothing to look for.
-    const resume = !claim.fresh && (await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
+    // The PostgreSQL claim read it in the same statement (`latestCheckpointRunId`).
+    const resume =
+      !claim.fresh &&
+      (claim.latestCheckpointRunId !== undefined
+        ? claim.latestCheckpointRunId
+        : await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
     let completion: Omit<RunCompletion, "runId" | "token" | "thread"> & { thread: ThreadAfterRun | null };
     try {
       controller.signal.throwIfAborted();

@@ -1,4 +1,5 @@
 import type {
+  JsonObject,
   MultitaskStrategy,
   Run,
   RunCreateStateful,
@@ -12,10 +13,12 @@ import type { GraphRegistry } from "../graphs/registry.js";
 import { decideMultitask } from "../queue/multitask.js";
 import type { SlotReservation } from "../queue/pool.js";
 import type { RunOutcome, RunSignals } from "../queue/types.js";
+import { StaleReadsError } from "../storage/stale-reads.js";
 import type { CreateRunResult, RunRecord, RunStore, ThreadStore } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
 import type { AddressPolicy } from "../webhooks/address-policy.js";
 import type { AssistantService } from "./assistants.js";
+import { CreateReadsCache, expectedReads } from "./create-reads.js";
 import { toRunWire } from "./run-wire.js";
 
 /** The strategy a run gets when its request names none (docs/decisions.md). */
@@ -32,6 +35,9 @@ export interface CreateHooks {
 
 /** Run use cases: create (with double-texting), read, list, join, cancel, delete. */
 export class RunService {
+  /** Kept rows runs are built from, where the store checks them (`RunStore.checksCreateReads`). */
+  private readonly readsCache: CreateReadsCache | undefined;
+
   constructor(
     private readonly deps: {
       runs: RunStore;
@@ -43,8 +49,12 @@ export class RunService {
       webhookPolicy: AddressPolicy;
       /** A slot of this process's run queue, when it executes runs and has room (RunQueue.reserveSlot). */
       reserveSlot?: (() => SlotReservation | undefined) | undefined;
+      /** The thread of a run this process is executing (RunQueue.threadOfRunning). */
+      threadOfRunning?: ((runId: string) => string | undefined) | undefined;
     },
-  ) {}
+  ) {
+    this.readsCache = deps.runs.checksCreateReads ? new CreateReadsCache() : undefined;
+  }
 
   async createForThread(
     threadId: string,
@@ -80,51 +90,18 @@ export class RunService {
     options: { temporary: boolean; createThread: boolean },
     hooks: CreateHooks,
   ): Promise<RunRecord> {
-    const { runs, threads, signals, registry, broker } = this.deps;
-    const assistant = await this.deps.assistants.forRun(body.assistant_id);
-    const failure = registry.failure(assistant.graph_id);
-    if (failure) throw new ValidationError(`The graph of this assistant did not load. ${failure}`);
-    if (!registry.has(assistant.graph_id)) {
-      throw new NotFoundError(
-        `Graph ${assistant.graph_id} of assistant ${assistant.assistant_id} is not deployed here`,
-      );
-    }
-    if (body.command && body.input !== undefined && body.input !== null) {
-      throw new ValidationError("A run takes either input or command, not both");
-    }
-    const refusal = body.webhook ? this.deps.webhookPolicy.refuseUrl(body.webhook) : null;
-    if (refusal) throw new ValidationError(`The webhook URL is refused: ${refusal}`);
-    // Read even when it may be created (`if_not_exists: create`): an existing thread's config counts.
-    const threadConfig = await threads.getConfig(threadId);
-    if (!threadConfig && !options.createThread)
-      throw new NotFoundError(`Thread with ID ${threadId} not found`);
-    const run = buildRunRecord({
-      runId: uuidv7(),
-      threadId,
-      assistant,
-      threadConfig: threadConfig ?? {},
-      body,
-      caller,
-      defaultStrategy: DEFAULT_MULTITASK_STRATEGY,
-      temporary: options.temporary,
-      nowMs: Date.now(),
-    });
-    const strategy = run.multitask_strategy;
-    const slot = this.deps.reserveSlot?.();
-    let result: CreateRunResult;
+    const { signals, broker } = this.deps;
+    const cache = this.readsCache;
+    let created: Awaited<ReturnType<RunService["insert"]>>;
     try {
-      result = await runs.create({
-        run,
-        createThreadIfMissing: options.createThread,
-        threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-        threadConfig: threadConfigAfterRun(assistant, threadConfig ?? {}, body.config),
-        decide: (active) => decideMultitask(strategy, active),
-        ...(slot ? { claimFor: { owner: slot.owner, leaseMs: slot.leaseMs, nowMs: Date.now() } } : {}),
-      });
+      created = await this.insert(threadId, body, caller, options, cache);
     } catch (error) {
-      slot?.cancel();
-      throw error;
+      // Built from kept rows another process changed since: nothing was written; read them again.
+      if (!(error instanceof StaleReadsError) || !cache) throw error;
+      cache.forget(body.assistant_id, threadId);
+      created = await this.insert(threadId, body, caller, options, undefined);
     }
+    const { result, slot } = created;
     for (const displaced of result.displaced) {
       if (displaced.status === "running") signals.cancel(displaced.run_id);
       else this.ended(displaced.run_id, displaced.action === "rollback" ? "deleted" : "interrupted");
@@ -140,6 +117,79 @@ export class RunService {
       signals.ringDoorbell();
     }
     return result.run;
+  }
+
+  /**
+   * Reads what the run is built from (from `cache` when it holds it: the store checks those), builds
+   * the run and inserts it; the slot it reserved, to launch or give back.
+   */
+  private async insert(
+    threadId: string,
+    body: RunCreateStateful,
+    caller: RunCaller,
+    options: { temporary: boolean; createThread: boolean },
+    cache: CreateReadsCache | undefined,
+  ): Promise<{ result: CreateRunResult; slot: SlotReservation | undefined }> {
+    const { runs, threads, registry } = this.deps;
+    const keptAssistant = cache?.assistant(body.assistant_id);
+    const assistant = keptAssistant ?? (await this.deps.assistants.forRun(body.assistant_id));
+    const failure = registry.failure(assistant.graph_id);
+    if (failure) throw new ValidationError(`The graph of this assistant did not load. ${failure}`);
+    if (!registry.has(assistant.graph_id)) {
+      throw new NotFoundError(
+        `Graph ${assistant.graph_id} of assistant ${assistant.assistant_id} is not deployed here`,
+      );
+    }
+    if (body.command && body.input !== undefined && body.input !== null) {
+      throw new ValidationError("A run takes either input or command, not both");
+    }
+    const refusal = body.webhook ? this.deps.webhookPolicy.refuseUrl(body.webhook) : null;
+    if (refusal) throw new ValidationError(`The webhook URL is refused: ${refusal}`);
+    // Read even when it may be created (`if_not_exists: create`): an existing thread's config counts.
+    const keptConfig = cache?.threadConfig(threadId);
+    const configJson = keptConfig ?? (await threads.configJson(threadId));
+    if (configJson === undefined && !options.createThread)
+      throw new NotFoundError(`Thread with ID ${threadId} not found`);
+    const threadConfig = (configJson === undefined ? {} : JSON.parse(configJson)) as JsonObject;
+    const run = buildRunRecord({
+      runId: uuidv7(),
+      threadId,
+      assistant,
+      threadConfig,
+      body,
+      caller,
+      defaultStrategy: DEFAULT_MULTITASK_STRATEGY,
+      temporary: options.temporary,
+      nowMs: Date.now(),
+    });
+    const strategy = run.multitask_strategy;
+    const expected = cache
+      ? expectedReads(assistant, { assistant: keptAssistant !== undefined, threadConfigJson: keptConfig })
+      : undefined;
+    const slot = this.deps.reserveSlot?.();
+    let result: CreateRunResult;
+    try {
+      result = await runs.create({
+        run,
+        createThreadIfMissing: options.createThread,
+        threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
+        threadConfig: threadConfigAfterRun(assistant, threadConfig, body.config),
+        decide: (active) => decideMultitask(strategy, active),
+        ...(slot ? { claimFor: { owner: slot.owner, leaseMs: slot.leaseMs, nowMs: Date.now() } } : {}),
+        ...(expected ? { expected } : {}),
+      });
+    } catch (error) {
+      slot?.cancel();
+      throw error;
+    }
+    if (cache) {
+      if (!keptAssistant) cache.rememberAssistant(body.assistant_id, assistant);
+      // What the thread's config is now, when the store knows it (its one-statement create).
+      if (result.threadConfigJson !== undefined)
+        cache.rememberThreadConfig(threadId, result.threadConfigJson);
+      else cache.forgetThread(threadId);
+    }
+    return { result, slot };
   }
 
   /** A run that ended without executing (cancelled or displaced while pending). */
@@ -186,11 +236,22 @@ export class RunService {
   async join(threadId: string, runId: string, signal: AbortSignal): Promise<string> {
     // A run that had ended when the wait began brings its thread's values with its status.
     let valuesJson: string | undefined;
-    const exists = await this.waitUntilOver(threadId, runId, signal, async () => {
-      const state = await this.deps.runs.joinState(threadId, runId);
-      valuesJson = state?.valuesJson;
-      return state?.status;
-    });
+    const exists = await this.waitUntilOver(
+      threadId,
+      runId,
+      signal,
+      async () => {
+        const state = await this.deps.runs.joinState(threadId, runId);
+        valuesJson = state?.valuesJson;
+        return state?.status;
+      },
+      (outcome) => {
+        // Ended in this process: the signal holds what the run's end stored in its thread (one read
+        // per run fewer). From another process the values are left out (`withoutStoredValues`).
+        if (outcome.threadHoldsValues && (outcome.status === "success" || outcome.status === "interrupted"))
+          valuesJson = outcome.valuesJson;
+      },
+    );
     if (!exists) throw new NotFoundError(`Run ${runId} not found`);
     return valuesJson ?? this.deps.threads.valuesJson(threadId);
   }
@@ -206,6 +267,7 @@ export class RunService {
     signal: AbortSignal,
     readStatus: () => Promise<RunStatus | undefined> = async () =>
       (await this.deps.runs.get(threadId, runId))?.status,
+    onEnded?: (outcome: RunOutcome) => void,
   ): Promise<boolean> {
     const { signals } = this.deps;
     let unsubscribe: (() => void) | undefined;
@@ -215,14 +277,18 @@ export class RunService {
     try {
       // Subscribed before the read, so an end committed right after it is not missed.
       const ended = new Promise<void>((resolve) => {
-        unsubscribe = signals.onRunEnded(runId, () => {
+        unsubscribe = signals.onRunEnded(runId, (outcome) => {
           endSignalled = true;
+          onEnded?.(outcome);
           resolve();
         });
         onAbort = () => resolve();
         signal.addEventListener("abort", onAbort, { once: true });
       });
-      const status = await readStatus();
+      // Executing here: running until its end is signalled in this process (subscribed above), so
+      // the database need not be asked (a round trip per join on PostgreSQL).
+      const status =
+        this.deps.threadOfRunning?.(runId) === threadId ? ("running" as const) : await readStatus();
       if (!status) return false;
       if (TERMINAL.has(status)) return true;
       while (!signal.aborted && !endSignalled) {

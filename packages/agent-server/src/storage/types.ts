@@ -38,6 +38,12 @@ export interface ClaimedRun {
    */
   fresh?: boolean;
   /**
+   * The run id in the metadata of the thread's latest checkpoint, read by the claim itself (null:
+   * no checkpoint or none with a run id). Undefined when the claim did not read it: the worker
+   * asks the checkpointer.
+   */
+  latestCheckpointRunId?: string | null;
+  /**
    * A cancel recorded while an earlier attempt ran (its worker died or handed the run back before
    * hearing it): the worker stops this attempt at once, with that action.
    */
@@ -66,6 +72,19 @@ export interface CreateRunRequest {
    * pending or running run, and it is not delayed): the creating process has a free slot.
    */
   claimFor?: ClaimFor;
+  /**
+   * What the request was built from, read earlier and kept by the caller (only when the store
+   * `checksCreateReads`): the store checks it in the same statement that inserts the run, and
+   * throws StaleReadsError when the rows changed since (the caller then reads them again).
+   */
+  expected?: CreateReads;
+}
+
+/** The rows a run's create is built from, as the caller last saw them. */
+export interface CreateReads {
+  assistant: { assistant_id: string; version: number; updated_at: string };
+  /** The thread's config as stored (JSON text); absent: not checked (read just now, or no thread). */
+  threadConfigJson?: string;
 }
 
 /** Who claims a run outside claimNext (at creation, or as another run ends), and when. */
@@ -82,6 +101,8 @@ export interface CreateRunResult {
   displaced: Displacement[];
   /** Set when `claimFor` was honoured: the run is `running` under this claim's token. */
   claim?: ClaimedRun;
+  /** The thread's config as stored after this create (JSON text), when the store knows it. */
+  threadConfigJson?: string;
 }
 
 /**
@@ -123,8 +144,11 @@ export interface ThreadStore {
   /** Inserts a thread; with `ifExists: "do_nothing"` returns the existing one instead of a 409. */
   create(thread: Thread, ifExists: "raise" | "do_nothing"): Promise<Thread>;
   get(threadId: string): Promise<Thread | undefined>;
-  /** The thread's config alone (a run's create reads it); undefined when the thread does not exist. */
-  getConfig(threadId: string): Promise<JsonObject | undefined>;
+  /**
+   * The thread's config alone, as the JSON text it is stored as (a run's create reads it, and may
+   * present it back as `CreateRunRequest.expected`); undefined when the thread does not exist.
+   */
+  configJson(threadId: string): Promise<string | undefined>;
   /**
    * The thread's values as the JSON text they are stored as, "null" when it has none or does not
    * exist (a join's answer, sent as it is).
@@ -160,6 +184,11 @@ export interface ThreadFilter {
 export interface RunStore {
   /** Atomically: check the thread, apply the multitask decision, insert the run, mark the thread busy. */
   create(request: CreateRunRequest): Promise<CreateRunResult>;
+  /**
+   * Whether `create` checks `CreateRunRequest.expected` (so a caller may build runs from rows it
+   * read before, across processes): PostgreSQL, where the check is part of the create's function.
+   */
+  readonly checksCreateReads: boolean;
   get(threadId: string, runId: string): Promise<RunRecord | undefined>;
   /**
    * A join's read: the run's status and, once it has ended (success, error, timeout, interrupted),

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { StreamAppender } from "./redis-appender.js";
+import { type QuietExecution, QuietRuns } from "./redis-quiet.js";
 import type { RunStreamEvent, StreamBroker, StreamMessage } from "./types.js";
 
 /** Marks the end of a run's stream in its log. */
@@ -24,6 +25,13 @@ interface Subscription {
  * on the channel first, then reads the log after its Last-Event-ID, and drops live messages it
  * already read: no gap, no duplicate, on any process. Event ids are the log's ids. After a Redis
  * outage each subscriber catches up from the log where it stopped.
+ *
+ * A run that is not resumable reaches Redis only once someone listens (issue 31: most runs are
+ * joined, not streamed). A subscriber announces itself (a key per run, and a message on the
+ * interest channel every process hears); the worker executing the run asks for the key when it
+ * starts (events wait meanwhile), holds the run's events while nobody listens, and on an
+ * announcement writes what it held to the log, then the rest as it comes: a listener misses
+ * nothing a subscriber of the log would have read. An end nobody heard is remembered a few seconds.
  */
 export class RedisStreamBroker implements StreamBroker {
   private readonly subs = new Map<string, Set<Subscription>>();
@@ -31,6 +39,8 @@ export class RedisStreamBroker implements StreamBroker {
   private readonly listening = new Map<string, Promise<unknown>>();
   private readonly redis: Redis;
   private readonly appender: StreamAppender;
+  private readonly quiet = new QuietRuns();
+  private readonly interestChannel: string;
 
   constructor(
     pub: Redis,
@@ -48,7 +58,18 @@ export class RedisStreamBroker implements StreamBroker {
     this.appender = new StreamAppender(pub, (error, args) =>
       this.options.logger.warn({ err: error, stream: args[1] }, "stream event not stored"),
     );
-    this.sub.on("message", (channel: string, text: string) => this.onLive(channel, text));
+    this.interestChannel = `${options.prefix}interest`;
+    this.sub.on("message", (channel: string, text: string) => {
+      // The append script's message: the entry's id, a newline, the run id.
+      if (channel === this.interestChannel) this.onInterest(text.slice(text.indexOf("\n") + 1));
+      else this.onLive(channel, text);
+    });
+    // ioredis subscribes once connected, and again after each reconnect.
+    this.sub
+      .subscribe(this.interestChannel)
+      .catch((error: unknown) =>
+        options.logger.warn({ err: error }, "stream interest channel not subscribed"),
+      );
     // Messages published while the connection was down are in the logs: catch up from there.
     this.sub.on("ready", () => void this.resume());
   }
@@ -61,6 +82,8 @@ export class RedisStreamBroker implements StreamBroker {
    * channels, on the same connection, is answered only after ioredis's.
    */
   private async resume(): Promise<void> {
+    // Announcements made while this connection was down were not heard: ask for the keys.
+    for (const [runId, execution] of this.quiet.notForwarding()) this.askListeners(runId, execution);
     const runIds = [...this.subs.keys()];
     if (runIds.length === 0) return;
     for (const set of this.subs.values()) for (const s of set) s.catchingUp = true;
@@ -87,21 +110,85 @@ export class RedisStreamBroker implements StreamBroker {
     return `${this.options.prefix}live:${runId}`;
   }
 
-  open(): void {
-    // Every run's log is kept (a client may rejoin any run); nothing to declare.
+  private listenKey(runId: string): string {
+    return `${this.options.prefix}listen:${runId}`;
+  }
+
+  open(runId: string, options: { resumable: boolean; executing?: boolean }): void {
+    if (!options.executing) {
+      this.quiet.declare(runId, options.resumable);
+      return;
+    }
+    // A resumable run's events are all logged (a client may replay it from any process).
+    if (options.resumable) return;
+    const execution = this.quiet.start(runId);
+    if (this.subs.has(runId) || this.quiet.wasHeard(runId)) {
+      this.forward(runId, execution);
+      return;
+    }
+    // Created here just now: a listener would have announced itself to this process already.
+    if (this.quiet.declaredQuietSince(runId)) {
+      execution.mode = "quiet";
+      return;
+    }
+    this.askListeners(runId, execution);
+  }
+
+  /** Whether the run's listen key is there (a listener announced itself, maybe unheard here). */
+  private askListeners(runId: string, execution: QuietExecution): void {
+    this.redis.exists(this.listenKey(runId)).then(
+      (listened) => {
+        if (listened > 0) this.forward(runId, execution);
+        else if (execution.mode === "asking") execution.mode = "quiet";
+      },
+      // Not known: logged, as every run was.
+      () => this.forward(runId, execution),
+    );
   }
 
   wanted(): boolean {
-    // Listeners may be on any process: every event goes to the log.
+    // Listeners may be on any process; a quiet run's events are held for one that arrives.
     return true;
   }
 
   publish(runId: string, event: string, data: unknown): void {
+    const execution = this.quiet.executions.get(runId);
+    if (execution && execution.mode !== "forward") {
+      this.quiet.hold(execution, event, data);
+      return;
+    }
+    // Created here, not resumable, and nobody here listens: its first event (`metadata`) has no
+    // reader anywhere (no other process knows the run yet).
+    if (!execution && this.quiet.declaredQuiet(runId) && !this.subs.has(runId)) return;
     this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs, false);
   }
 
   end(runId: string): void {
+    const execution = this.quiet.executions.get(runId);
+    if (execution && execution.mode !== "forward") {
+      this.quiet.hold(execution, END, undefined);
+      this.quiet.ended(runId, execution);
+      return;
+    }
+    if (execution) this.quiet.executions.delete(runId);
     this.append(runId, JSON.stringify({ event: END, data: null }), this.options.ttlMs, true);
+  }
+
+  /** Someone listens to a run: a quiet execution here writes what it held, then goes on writing. */
+  private onInterest(runId: string): void {
+    this.quiet.hear(runId);
+    const execution = this.quiet.executions.get(runId);
+    if (execution && execution.mode !== "forward") this.forward(runId, execution);
+  }
+
+  private forward(runId: string, execution: QuietExecution): void {
+    execution.mode = "forward";
+    for (const { event, data } of execution.held.splice(0)) {
+      if (event === END) {
+        if (this.quiet.executions.get(runId) === execution) this.quiet.executions.delete(runId);
+        this.append(runId, JSON.stringify({ event: END, data: null }), this.options.ttlMs, true);
+      } else this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs, false);
+    }
   }
 
   private append(runId: string, payload: string, ttlMs: number, last: boolean): void {
@@ -129,6 +216,15 @@ export class RedisStreamBroker implements StreamBroker {
       this.listening.set(runId, this.sub.subscribe(this.channel(runId)));
     }
     set.add(subscription);
+    // Announced at once (before a create's doorbell, on the same connection): the run's worker,
+    // here or elsewhere, sends its events from now on, and what it held so far.
+    // One append script call: the key (a one-entry log) and the message on the interest channel,
+    // with the commands a deployment's Redis user may send (no SET).
+    this.appender.append(
+      [2, this.listenKey(runId), this.interestChannel, 1, runId, this.options.runTtlMs],
+      true,
+    );
+    this.onInterest(runId);
     const listening = this.listening.get(runId);
     void (async () => {
       try {

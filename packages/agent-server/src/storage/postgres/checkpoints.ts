@@ -12,6 +12,9 @@ import { mergeRunMetadata } from "../checkpoint-metadata.js";
 import { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { CheckpointAdmin } from "../types.js";
 
+/** At most this many distinct statement texts are prepared by name (per connection, by pg). */
+const PREPARED_MAX = 64;
+
 /**
  * The official PostgreSQL checkpointer, storing run context in checkpoint metadata, and writing a
  * checkpoint or a task's writes in one statement each (issue 31). The official saver sends
@@ -22,6 +25,11 @@ import type { CheckpointAdmin } from "../types.js";
  */
 export class BerthPostgresSaver extends PostgresSaver {
   private readonly tables: { checkpoints: string; blobs: string; writes: string };
+  /**
+   * Names of the prepared forms of the writes' statements, by text (one per row count): PostgreSQL
+   * parses and plans a named statement once per connection instead of at every step.
+   */
+  private readonly names = new Map<string, string>();
 
   constructor(
     private readonly db: pg.Pool,
@@ -65,7 +73,7 @@ export class BerthPostgresSaver extends PostgresSaver {
          values ${blobRows.join(", ")}
          on conflict (thread_id, checkpoint_ns, channel, version) do nothing) `
       : "";
-    await this.db.query(
+    await this.write(
       `${blobsCte}insert into ${this.tables.checkpoints}
          (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
        values ${checkpointRow}
@@ -74,6 +82,19 @@ export class BerthPostgresSaver extends PostgresSaver {
       values,
     );
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * Runs one of the writes' statements as a named prepared statement. The texts differ only by
+   * their number of rows, so there are few; past `PREPARED_MAX` of them the rest go unnamed.
+   */
+  private write(text: string, values: unknown[]): Promise<unknown> {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < PREPARED_MAX) {
+      name = `berth_checkpoint_write_${this.names.size}`;
+      this.names.set(text, name);
+    }
+    return this.db.query(name === undefined ? { text, values } : { name, text, values });
   }
 
   /**
@@ -125,7 +146,7 @@ export class BerthPostgresSaver extends PostgresSaver {
     const rows = [...byKey.values()].map(
       (write) => `(${write.map((item) => `$${values.push(item)}`).join(", ")})`,
     );
-    await this.db.query(
+    await this.write(
       `insert into ${this.tables.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
        values ${rows.join(", ")}
        on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${

@@ -42,6 +42,58 @@ begin
   return true;
 end $$`;
 
+/**
+ * `berth_create_run_on_idle_thread` that also checks the rows the run was built from, so an API
+ * process may keep them between creates (two round trips per run fewer) and still never create a
+ * run from an assistant or a thread config that another process changed: 'stale' when the
+ * assistant's version and update time, or the thread's config text, are not what the caller read
+ * (nothing written; the caller reads again). The config is checked after the thread's lock, so a
+ * config write committed meanwhile is seen. 'not-applied' when they hold but the thread is not idle (or lacks
+ * the metadata): the store's transaction then runs with them, as it runs after fresh reads.
+ */
+const CREATE_RUN_CHECKED = `
+create or replace function berth_create_run_checked(
+  p_run_id text, p_thread_id text, p_assistant_id text, p_created_at text, p_status text,
+  p_metadata text, p_kwargs text, p_strategy text, p_attempt integer, p_available_at bigint,
+  p_lease_owner text, p_lease_token text, p_lease_expires_at bigint,
+  p_thread_metadata text, p_config text, p_now text,
+  p_assistant_version integer, p_assistant_updated_at text, p_check_config boolean, p_expected_config text
+) returns text language plpgsql as $$
+declare
+  current_metadata text;
+  current_config text;
+begin
+  if p_assistant_version is not null and not exists (
+    select 1 from assistants where assistant_id = p_assistant_id
+      and version = p_assistant_version and updated_at = p_assistant_updated_at
+  ) then
+    return 'stale';
+  end if;
+  select metadata, config into current_metadata, current_config from threads
+  where thread_id = p_thread_id for update;
+  if not found then
+    return case when p_check_config then 'stale' else 'not-applied' end;
+  end if;
+  if p_check_config and current_config is distinct from p_expected_config then return 'stale'; end if;
+  if exists (select 1 from runs where thread_id = p_thread_id and status in ('pending', 'running')) then
+    return 'not-applied';
+  end if;
+  -- The thread's metadata must not change (else the store merges it as JSON in code).
+  if exists (
+    select 1 from jsonb_each(p_thread_metadata::jsonb) wanted
+    where (current_metadata::jsonb -> wanted.key) is distinct from wanted.value
+  ) then
+    return 'not-applied';
+  end if;
+  insert into runs (run_id, thread_id, assistant_id, created_at, updated_at, status, metadata, kwargs,
+    multitask_strategy, attempt, available_at, lease_owner, lease_token, lease_expires_at, cancel_action, error)
+  values (p_run_id, p_thread_id, p_assistant_id, p_created_at, p_created_at, p_status, p_metadata, p_kwargs,
+    p_strategy, p_attempt, p_available_at, p_lease_owner, p_lease_token, p_lease_expires_at, null, null);
+  update threads set status = 'busy', updated_at = p_now, config = coalesce(p_config, config)
+  where thread_id = p_thread_id;
+  return 'created';
+end $$`;
+
 const FINISH_RUN = `
 create or replace function berth_finish_run(
   p_run_id text, p_token text, p_status text, p_error text, p_values text, p_interrupts text, p_now text
@@ -71,7 +123,10 @@ end $$`;
 /**
  * The claim (runStatements' `claimable` then `claim`) in one statement: the row is chosen and
  * locked (SKIP LOCKED) by the scalar subquery, then updated if still pending. Same conditions,
- * literals where the store's statement has them (the partial index and the first-row stop).
+ * literals where the store's statement has them (the partial index and the first-row stop). It
+ * also returns the run id of the thread's latest checkpoint (the checkpointer's `latestRunId`,
+ * same order; its tables share the schema and the search_path), which the worker would otherwise
+ * read in a round trip of its own to decide whether the run resumes.
  */
 const CLAIM = `
 update runs set status = 'running', attempt = attempt + 1, lease_owner = $2, lease_token = $3,
@@ -87,7 +142,10 @@ where run_id = (
   order by r.seq limit 1
   for update skip locked
 ) and status = 'pending'
-returning *`;
+returning *, (
+  select c.metadata->>'run_id' from checkpoints c
+  where c.thread_id = runs.thread_id and c.checkpoint_ns = '' order by c.checkpoint_id desc limit 1
+) as latest_checkpoint_run_id`;
 
 /** The PostgreSQL-only migrations: the functions above. */
 export const postgresRunMigrations: Record<string, Migration> = {
@@ -97,14 +155,20 @@ export const postgresRunMigrations: Record<string, Migration> = {
       await sql.raw(FINISH_RUN).execute(db);
     },
   },
+  // 0102's create is left in place: a process of the previous version may still call it.
+  "0103_create_run_checked": {
+    async up(db: Kysely<unknown>) {
+      await sql.raw(CREATE_RUN_CHECKED).execute(db);
+    },
+  },
 };
 
 /** RunShortcuts over the functions above (the statements' text is fixed: no compile per call). */
 export const postgresRunShortcuts: RunShortcuts = {
-  async createOnIdleThread(db, run, threadMetadata, config, now) {
-    const result = await db.executeQuery<{ created: boolean }>(
+  async createOnIdleThread(db, run, threadMetadata, config, now, expected) {
+    const result = await db.executeQuery<{ outcome: "created" | "not-applied" | "stale" }>(
       CompiledQuery.raw(
-        "select berth_create_run_on_idle_thread($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) as created",
+        "select berth_create_run_checked($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) as outcome",
         [
           run.run_id,
           run.thread_id,
@@ -122,10 +186,14 @@ export const postgresRunShortcuts: RunShortcuts = {
           threadMetadata,
           config,
           now,
+          expected?.assistant.version ?? null,
+          expected?.assistant.updated_at ?? null,
+          expected?.threadConfigJson !== undefined,
+          expected?.threadConfigJson ?? null,
         ],
       ),
     );
-    return result.rows[0]?.created ? "created" : "not-applied";
+    return result.rows[0]?.outcome ?? "not-applied";
   },
   async finish(db, c) {
     const result = await db.executeQuery<{ applied: boolean }>(
@@ -142,9 +210,12 @@ export const postgresRunShortcuts: RunShortcuts = {
     return result.rows[0]?.applied === true;
   },
   async claim(db, c) {
-    const result = await db.executeQuery<Selectable<RunsTable>>(
+    const result = await db.executeQuery<Selectable<RunsTable> & { latest_checkpoint_run_id: string | null }>(
       CompiledQuery.raw(CLAIM, [c.nowMs, c.owner, c.token, c.expiresAt, c.now]),
     );
-    return result.rows[0];
+    const row = result.rows[0];
+    if (!row) return undefined;
+    const { latest_checkpoint_run_id, ...run } = row;
+    return { row: run, latestCheckpointRunId: latest_checkpoint_run_id };
   },
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely, Selectable } from "kysely";
-import type { CreateRunRequest, CreateRunResult, RunRecord } from "../types.js";
+import { StaleReadsError } from "../stale-reads.js";
+import type { CreateReads, CreateRunRequest, CreateRunResult, RunRecord } from "../types.js";
 import type { AgentServerDb, RunsTable } from "./schema.js";
 
 /** A run row to insert, as the create's one-statement path takes it. */
@@ -30,7 +31,8 @@ export interface RunShortcuts {
   /**
    * Inserts `run` and marks its thread busy (with `config` as its config when given) when the
    * thread exists, has no pending or running run, and its metadata already holds every key of
-   * `threadMetadata` with the same value; else changes nothing.
+   * `threadMetadata` with the same value; else changes nothing. With `expected`: "stale" (nothing
+   * written) when the assistant or the thread's config is not as the caller read it.
    */
   createOnIdleThread(
     db: Kysely<AgentServerDb>,
@@ -38,7 +40,8 @@ export interface RunShortcuts {
     threadMetadata: string,
     config: string | null,
     now: string,
-  ): Promise<"created" | "not-applied">;
+    expected: CreateReads | undefined,
+  ): Promise<"created" | "not-applied" | "stale">;
   /**
    * Ends a run held by `token` and stores its thread's values, `busy` while other runs of the
    * thread are active else `idle`. False when the token no longer owns the run or the thread is gone.
@@ -55,11 +58,14 @@ export interface RunShortcuts {
       now: string;
     },
   ): Promise<boolean>;
-  /** Claims the oldest runnable run (the claim's rules, SKIP LOCKED) in one statement; the row as claimed. */
+  /**
+   * Claims the oldest runnable run (the claim's rules, SKIP LOCKED) in one statement: the row as
+   * claimed, and the run id of its thread's latest checkpoint (`ClaimedRun.latestCheckpointRunId`).
+   */
   claim(
     db: Kysely<AgentServerDb>,
     claim: { owner: string; token: string; expiresAt: number; nowMs: number; now: string },
-  ): Promise<Selectable<RunsTable> | undefined>;
+  ): Promise<{ row: Selectable<RunsTable>; latestCheckpointRunId: string | null } | undefined>;
 }
 
 /** Whether any string holds a NUL character (the Kysely path's guard answers those as a 400). */
@@ -70,7 +76,8 @@ export function holdsNul(values: ReadonlyArray<unknown>): boolean {
 /**
  * The common create in one round trip: a thread that exists, has no active run and already
  * carries this run's graph and assistant in its metadata. Undefined when that does not hold
- * (nothing was written; the store's transaction then decides everything again).
+ * (nothing was written; the store's transaction then decides everything again). Throws
+ * StaleReadsError when `request.expected` is not what the rows hold, or could not be checked.
  */
 export async function createOnIdleThread(
   shortcuts: RunShortcuts,
@@ -80,7 +87,12 @@ export async function createOnIdleThread(
   const { run, claimFor } = request;
   // What the multitask policy says of an idle thread (it accepts anything, displacing nothing).
   const decision = request.decide([]);
-  if (decision.kind !== "accept" || decision.displace.length > 0) return undefined;
+  // Unchecked reads never reach the general path: the caller reads again (and comes back without).
+  const unchecked = () => {
+    if (request.expected) throw new StaleReadsError();
+    return undefined;
+  };
+  if (decision.kind !== "accept" || decision.displace.length > 0) return unchecked();
   const record: RunRecord = {
     ...run,
     status: "pending",
@@ -107,12 +119,20 @@ export async function createOnIdleThread(
   };
   const threadMetadata = JSON.stringify(request.threadMetadata);
   const config = request.threadConfig ? JSON.stringify(request.threadConfig) : null;
-  if (holdsNul([...Object.values(row), threadMetadata, config])) return undefined;
+  if (holdsNul([...Object.values(row), threadMetadata, config])) return unchecked();
   const now = new Date().toISOString();
-  if ((await shortcuts.createOnIdleThread(db, row, threadMetadata, config, now)) !== "created")
-    return undefined;
+  const outcome = await shortcuts.createOnIdleThread(db, row, threadMetadata, config, now, request.expected);
+  if (outcome === "stale") throw new StaleReadsError();
+  if (outcome !== "created") return undefined;
   const claimed = claim
     ? { run: { ...record, status: "running" as const, attempt: 1 }, token: claim.token, fresh: true }
     : undefined;
-  return { run: record, displaced: [], ...(claimed ? { claim: claimed } : {}) };
+  // The function wrote `config` when given, else left the config it checked against `expected`.
+  const configNow = config ?? request.expected?.threadConfigJson;
+  return {
+    run: record,
+    displaced: [],
+    ...(claimed ? { claim: claimed } : {}),
+    ...(configNow !== undefined ? { threadConfigJson: configNow } : {}),
+  };
 }

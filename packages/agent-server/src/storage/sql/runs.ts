@@ -4,6 +4,7 @@ import type { Kysely, Transaction } from "kysely";
 import { newThread } from "../../domain/thread-record.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { BUSY_THREAD_MESSAGE } from "../../queue/multitask.js";
+import { StaleReadsError } from "../stale-reads.js";
 import type {
   CancelResult,
   ClaimedRun,
@@ -55,6 +56,11 @@ export class SqlRunStore implements RunStore {
     this.q = runStatements(dialect);
   }
 
+  /** The shortcuts' create checks what the run was built from (`CreateRunRequest.expected`). */
+  get checksCreateReads(): boolean {
+    return this.options.shortcuts !== undefined;
+  }
+
   async create(request: CreateRunRequest): Promise<CreateRunResult> {
     try {
       return await this.insertRun(request);
@@ -69,6 +75,7 @@ export class SqlRunStore implements RunStore {
 
   private async insertRun(request: CreateRunRequest): Promise<CreateRunResult> {
     const { shortcuts } = this.options;
+    if (!shortcuts && request.expected) throw new StaleReadsError();
     return (
       (shortcuts && (await createOnIdleThread(shortcuts, this.db, request))) ?? this.insertRunLocked(request)
     );
@@ -224,8 +231,16 @@ export class SqlRunStore implements RunStore {
     if (shortcuts && !holdsNul([owner])) {
       const token = randomUUID();
       const now = new Date(nowMs).toISOString();
-      const row = await shortcuts.claim(this.db, { owner, token, expiresAt: nowMs + leaseMs, nowMs, now });
-      return row ? { run: fromRow(row), token, ...cancelOf(row) } : undefined;
+      const claimed = await shortcuts.claim(this.db, {
+        owner,
+        token,
+        expiresAt: nowMs + leaseMs,
+        nowMs,
+        now,
+      });
+      if (!claimed) return undefined;
+      const { row, latestCheckpointRunId } = claimed;
+      return { run: fromRow(row), token, latestCheckpointRunId, ...cancelOf(row) };
     }
     return this.db.transaction().execute((trx) => this.claimIn(trx, { owner, leaseMs, nowMs }));
   }

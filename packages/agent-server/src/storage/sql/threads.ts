@@ -187,9 +187,8 @@ export class SqlThreadStore implements ThreadStore {
     return (await this.selectValues.first(this.db, threadId))?.values ?? "null";
   }
 
-  async getConfig(threadId: string): Promise<JsonObject | undefined> {
-    const row = await this.selectConfig.first(this.db, threadId);
-    return row ? (parseJson(row.config) as JsonObject) : undefined;
+  async configJson(threadId: string): Promise<string | undefined> {
+    return (await this.selectConfig.first(this.db, threadId))?.config;
   }
 }
 
