@@ -80,6 +80,53 @@ if (!SCALED_SERVICES) {
       assert.equal(counts.at(-1), 8, "the stream reached the run's end");
     });
 
+    it("a run forked from an earlier checkpoint, and a double-text that rolls a run back: the thread holds its own branch", async () => {
+      // LangGraph numbers a channel's versions from its parent checkpoint, and the checkpoint
+      // tables keep one blob per (thread, channel, version), first write wins: with the official
+      // saver's integer versions a branch that reaches a version its sibling wrote reads the
+      // sibling's messages back (langgraphjs#1812).
+      const [api1, api2] = cluster().clients as [Client, Client];
+      const texts = (values: unknown) =>
+        (values as { messages: Array<{ content: string }> }).messages.map((m) => m.content);
+      const thread = await api1.threads.create();
+      await api1.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "one" }] } });
+      const afterOne = (await api1.threads.getState(thread.thread_id)).checkpoint.checkpoint_id ?? undefined;
+      await api1.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "two" }] } });
+      const forked = await api2.runs.wait(thread.thread_id, "echo", {
+        input: { messages: [{ role: "user", content: "three" }] },
+        checkpointId: afterOne,
+      });
+      assert.deepEqual(texts(forked), ["one", "one", "three", "three"]);
+      assert.deepEqual(texts((await api2.threads.getState(thread.thread_id)).values), ["one", "one", "three", "three"]);
+      const next = await api1.runs.wait(thread.thread_id, "echo", {
+        input: { messages: [{ role: "user", content: "four" }] },
+      });
+      assert.deepEqual(texts(next), ["one", "one", "three", "three", "four", "four"]);
+
+      // Rollback: the slow run's checkpoints are deleted, the next run starts from the same parent.
+      const rolled = await api1.threads.create();
+      await api1.runs.wait(rolled.thread_id, "echo", { input: { messages: [{ role: "user", content: "a" }] } });
+      const slow = await api1.runs.create(rolled.thread_id, "slow", { input: sleepy(20_000, "rolled back") });
+      for (
+        let i = 0;
+        i < 200 && (await api1.runs.get(rolled.thread_id, slow.run_id)).status !== "running";
+        i++
+      )
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await api2.runs.wait(rolled.thread_id, "echo", {
+        input: { messages: [{ role: "user", content: "b" }] },
+        multitaskStrategy: "rollback",
+      });
+      assert.deepEqual(texts(after), ["a", "a", "b", "b"]);
+      // The step before the echo (newest first: the end, then that step) is the new run's too.
+      const history = await api1.threads.getHistory(rolled.thread_id, { limit: 2 });
+      assert.deepEqual(history.map((state) => texts(state.values)), [
+        ["a", "a", "b", "b"],
+        ["a", "a", "b"],
+      ]);
+    });
+
     it("join, wait and cancel work from either API process", async () => {
       const [api1, api2] = cluster().clients as [Client, Client];
       const thread = await api1.threads.create();

@@ -45,6 +45,21 @@ export class BerthPostgresSaver extends PostgresSaver {
     };
   }
 
+  /**
+   * A channel's next version: the next integer, plus a random fraction so that it is unique to
+   * this write and not only within one lineage. Blobs are kept per (thread, namespace, channel,
+   * version) and the first write wins (ON CONFLICT DO NOTHING): with the official saver's plain
+   * integers, a branch (a run from an earlier checkpoint, or the run after a rollback) that reaches
+   * a version its sibling already wrote reads the sibling's value back (langgraphjs#1812; the
+   * Python saver mints unique versions too). Still a number, ordered by its integer part as
+   * LangGraph compares versions, so checkpoints written with integer versions go on unchanged.
+   */
+  override getNextVersion(current: number | undefined): number {
+    const previous = typeof current === "number" && Number.isFinite(current) ? Math.floor(current) : 0;
+    // In (0.001, 0.999): never an integer (an older checkpoint's version) nor the next integer.
+    return previous + 1 + 0.001 + Math.random() * 0.998;
+  }
+
   override async put(
     config: RunnableConfig,
     checkpoint: Checkpoint,
