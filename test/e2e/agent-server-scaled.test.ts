@@ -89,15 +89,24 @@ if (!SCALED_SERVICES) {
       const texts = (values: unknown) =>
         (values as { messages: Array<{ content: string }> }).messages.map((m) => m.content);
       const thread = await api1.threads.create();
-      await api1.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "one" }] } });
+      await api1.runs.wait(thread.thread_id, "echo", {
+        input: { messages: [{ role: "user", content: "one" }] },
+      });
       const afterOne = (await api1.threads.getState(thread.thread_id)).checkpoint.checkpoint_id ?? undefined;
-      await api1.runs.wait(thread.thread_id, "echo", { input: { messages: [{ role: "user", content: "two" }] } });
+      await api1.runs.wait(thread.thread_id, "echo", {
+        input: { messages: [{ role: "user", content: "two" }] },
+      });
       const forked = await api2.runs.wait(thread.thread_id, "echo", {
         input: { messages: [{ role: "user", content: "three" }] },
         checkpointId: afterOne,
       });
       assert.deepEqual(texts(forked), ["one", "one", "three", "three"]);
-      assert.deepEqual(texts((await api2.threads.getState(thread.thread_id)).values), ["one", "one", "three", "three"]);
+      assert.deepEqual(texts((await api2.threads.getState(thread.thread_id)).values), [
+        "one",
+        "one",
+        "three",
+        "three",
+      ]);
       const next = await api1.runs.wait(thread.thread_id, "echo", {
         input: { messages: [{ role: "user", content: "four" }] },
       });
@@ -105,7 +114,9 @@ if (!SCALED_SERVICES) {
 
       // Rollback: the slow run's checkpoints are deleted, the next run starts from the same parent.
       const rolled = await api1.threads.create();
-      await api1.runs.wait(rolled.thread_id, "echo", { input: { messages: [{ role: "user", content: "a" }] } });
+      await api1.runs.wait(rolled.thread_id, "echo", {
+        input: { messages: [{ role: "user", content: "a" }] },
+      });
       const slow = await api1.runs.create(rolled.thread_id, "slow", { input: sleepy(20_000, "rolled back") });
       for (
         let i = 0;
@@ -121,10 +132,13 @@ if (!SCALED_SERVICES) {
       assert.deepEqual(texts(after), ["a", "a", "b", "b"]);
       // The step before the echo (newest first: the end, then that step) is the new run's too.
       const history = await api1.threads.getHistory(rolled.thread_id, { limit: 2 });
-      assert.deepEqual(history.map((state) => texts(state.values)), [
-        ["a", "a", "b", "b"],
-        ["a", "a", "b"],
-      ]);
+      assert.deepEqual(
+        history.map((state) => texts(state.values)),
+        [
+          ["a", "a", "b", "b"],
+          ["a", "a", "b"],
+        ],
+      );
     });
 
     it("join, wait and cancel work from either API process", async () => {
@@ -223,7 +237,7 @@ if (!SCALED_SERVICES) {
       );
     });
 
-    it("a run that is not resumable reaches Redis only once someone listens; its listeners miss nothing", async () => {
+    it("a run that is not resumable reaches Redis (beyond its acceptance) only once someone listens; its listeners miss nothing", async () => {
       const { clients, prefix, redisUrl } = cluster();
       const [api1, api2] = clients as [Client, Client];
       const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -250,14 +264,13 @@ if (!SCALED_SERVICES) {
         );
         assert.equal(counts.at(-1), 8, "to the run's end");
 
-        // Joined, never streamed: nothing of its stream was written to Redis.
+        // Joined, never streamed: of its stream only the acceptance's `metadata` was written to
+        // Redis (a listener joining later from any process reads it first).
         const joined = await api1.runs.create(thread.thread_id, "steps", { input: {} });
         await api1.runs.join(thread.thread_id, joined.run_id);
-        assert.equal(
-          await redis.exists(`${prefix}stream:${joined.run_id}`),
-          0,
-          "no log for a run nobody streamed",
-        );
+        const logged = await redis.xrange(`${prefix}stream:${joined.run_id}`, "-", "+");
+        assert.equal(logged.length, 1, "only the acceptance was logged for a run nobody streamed");
+        assert.match(JSON.stringify(logged[0]), /metadata/);
 
         // Streamed from the other API while it runs: what it says from then on, and its end.
         const other = await api1.threads.create();

@@ -78,11 +78,6 @@ export class QuietRuns {
     }
   }
 
-  /** Created here and not resumable. */
-  declaredQuiet(runId: string): boolean {
-    return this.declared.get(runId)?.resumable === false;
-  }
-
   /**
    * Created here, not resumable, so recently that every listener since was announced within the
    * time `heard` keeps announcements: nobody listens unless `wasHeard` says so.

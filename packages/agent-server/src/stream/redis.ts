@@ -157,9 +157,9 @@ export class RedisStreamBroker implements StreamBroker {
       this.quiet.hold(execution, event, data);
       return;
     }
-    // Created here, not resumable, and nobody here listens: its first event (`metadata`) has no
-    // reader anywhere (no other process knows the run yet).
-    if (!execution && this.quiet.declaredQuiet(runId) && !this.subs.has(runId)) return;
+    // The acceptance's `metadata` (published by the API process, which may not execute the run)
+    // is always logged: a listener that joins later from any process reads it first, before what
+    // the run's worker held and writes once it hears of that listener.
     this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs, false);
   }
 
