@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it, test } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
 import { Redis } from "ioredis";
-import { sleepy, statusOf } from "./helpers.js";
+import { sleepy, statusOf, untilRunning } from "./helpers.js";
 import {
   assertRunsInOrder,
   createThreads,
@@ -118,12 +118,7 @@ if (!SCALED_SERVICES) {
         input: { messages: [{ role: "user", content: "a" }] },
       });
       const slow = await api1.runs.create(rolled.thread_id, "slow", { input: sleepy(20_000, "rolled back") });
-      for (
-        let i = 0;
-        i < 200 && (await api1.runs.get(rolled.thread_id, slow.run_id)).status !== "running";
-        i++
-      )
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await untilRunning(api1, rolled.thread_id, slow.run_id);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const after = await api2.runs.wait(rolled.thread_id, "echo", {
         input: { messages: [{ role: "user", content: "b" }] },
@@ -162,12 +157,7 @@ if (!SCALED_SERVICES) {
 
       const long = await api1.runs.create(thread.thread_id, "slow", { input: sleepy(20_000, "cancelled") });
       // Running on a worker before the cancel arrives.
-      for (
-        let i = 0;
-        i < 100 && (await api1.runs.get(thread.thread_id, long.run_id)).status !== "running";
-        i++
-      )
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await untilRunning(api1, thread.thread_id, long.run_id);
       const started = Date.now();
       await api2.runs.cancel(thread.thread_id, long.run_id, true);
       await api1.runs.join(thread.thread_id, long.run_id);
@@ -275,12 +265,7 @@ if (!SCALED_SERVICES) {
         // Streamed from the other API while it runs: what it says from then on, and its end.
         const other = await api1.threads.create();
         const slow = await api1.runs.create(other.thread_id, "slow", { input: sleepy(1_500, "live") });
-        for (
-          let i = 0;
-          i < 100 && (await api1.runs.get(other.thread_id, slow.run_id)).status !== "running";
-          i++
-        )
-          await new Promise((resolve) => setTimeout(resolve, 50));
+        await untilRunning(api1, other.thread_id, slow.run_id);
         let timer: NodeJS.Timeout | undefined;
         const live = await Promise.race([
           readStream(api2, other.thread_id, slow.run_id, {}),

@@ -1,7 +1,7 @@
 // Streaming, wait, stateless runs and cancellation through the official SDK.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { messageTypes, sleepy, statusOf, useFixtureServer } from "./helpers.js";
+import { messageTypes, sleepy, statusOf, untilRunning, useFixtureServer } from "./helpers.js";
 
 const ctx = useFixtureServer({ BERTH_STREAM_HEARTBEAT_MS: "200" });
 const ask = (content: string) => ({ messages: [{ role: "user", content }] });
@@ -212,13 +212,7 @@ describe("cancel and delete", () => {
     const client = ctx.client();
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", { input: sleepy(10_000, "long") });
-    for (
-      let i = 0;
-      i < 200 && (await client.runs.get(thread.thread_id, run.run_id)).status !== "running";
-      i += 1
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await untilRunning(client, thread.thread_id, run.run_id);
     const started = performance.now();
     await client.runs.cancel(thread.thread_id, run.run_id, true);
     assert.ok(performance.now() - started < 2000, "cancelled within 2 s");

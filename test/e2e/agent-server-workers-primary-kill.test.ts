@@ -10,7 +10,7 @@ import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
-import { FIXTURE_CONFIG } from "./helpers.js";
+import { FIXTURE_CONFIG, untilRunning } from "./helpers.js";
 
 const exec = promisify(execFile);
 
@@ -73,12 +73,7 @@ describe("berth dev --workers 2: kill -9 of the primary", () => {
     // A node that ignores its abort: a child that drained would wait for it (the grace period).
     const run = await client.runs.create(thread.thread_id, "stubborn", { input: { hold_ms: 20_000 } });
     // The run is executing in a child.
-    for (
-      let i = 0;
-      i < 100 && (await client.runs.get(thread.thread_id, run.run_id)).status !== "running";
-      i++
-    )
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await untilRunning(client, thread.thread_id, run.run_id);
     const children = await childrenOf(first.process.pid ?? 0);
     assert.equal(children.length, 2, "two children");
     orphans.push(...children);

@@ -13,7 +13,7 @@ import { makeTempDir, type SpawnedServer, spawnBerth } from "@berth-platform/tes
 import { Client, overrideFetchImplementation } from "@langchain/langgraph-sdk";
 import Database from "better-sqlite3";
 import { Agent } from "undici";
-import { FIXTURE_CONFIG, sleepy } from "./helpers.js";
+import { FIXTURE_CONFIG, sleepy, untilRunning } from "./helpers.js";
 import {
   assertRunsInOrder,
   createThreads,
@@ -162,8 +162,7 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
     assert.equal(counts.at(-1), 8, "the stream reached the run's end, then ended");
 
     const long = await w0.runs.create(thread.thread_id, "slow", { input: sleepy(30_000, "cancelled") });
-    for (let i = 0; i < 200 && (await w0.runs.get(thread.thread_id, long.run_id)).status !== "running"; i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await untilRunning(w0, thread.thread_id, long.run_id);
     await w1.runs.cancel(thread.thread_id, long.run_id, true);
     assert.equal((await w0.runs.get(thread.thread_id, long.run_id)).status, "interrupted");
   });
@@ -200,12 +199,7 @@ describe("berth dev --workers 2: one primary, two children on the same SQLite fi
     const runs = [];
     for (const [t, thread] of threads.entries())
       runs.push(await w0.runs.create(thread.thread_id, "slow", { input: sleepy(1_500, `k${t}`) }));
-    for (
-      let i = 0;
-      i < 200 && (await w1.runs.get(threads[0]?.thread_id ?? "", runs[0]?.run_id ?? "")).status !== "running";
-      i++
-    )
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await untilRunning(w1, threads[0]?.thread_id ?? "", runs[0]?.run_id ?? "");
     const victim = (await childrenOf(primary)).find((c) => c.index === 0);
     assert.ok(victim, "child 0 is running");
     process.kill(victim.pid, "SIGKILL");

@@ -11,6 +11,23 @@ export const sleepy = (ms: number, tag: string) => ({
   messages: [{ role: "user", content: `${tag} sleep ${ms}` }],
 });
 
+/**
+ * Waits until a run is executing (polled every 50 ms); throws after `timeoutMs`, so a test fails
+ * on that, not on a later check of a run that never started.
+ */
+export async function untilRunning(
+  client: Client,
+  threadId: string,
+  runId: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while ((await client.runs.get(threadId, runId)).status !== "running") {
+    if (Date.now() > deadline) throw new Error(`run ${runId} was not running within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Starts one `berth dev` on the fixture project for the test file, stopped after it. */
 export function useFixtureServer(env: Record<string, string> = {}): {
   client(): Client;
