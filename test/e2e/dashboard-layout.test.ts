@@ -86,6 +86,9 @@ describe("dashboard layout at 1280 px and 390 px", { skip: missing ?? false, tim
       await page.goto(`${cp.url}/`);
       await page.fill("input[name=api-key]", KEY);
       await page.click("button[type=submit]");
+      // Signed in (the key is checked, then kept for the tab) before the first navigation: a
+      // navigation during the check came back to the sign-in form, and the page never rendered.
+      await page.locator("header.top").waitFor({ timeout: 60_000 });
       const found: string[] = [];
       for (const { name, path, ready } of pages()) {
         // The trace page is the first trace of the traces page, opened by its link.
