@@ -3,67 +3,12 @@
 // server itself is left alone). Requests meanwhile get 503, no accepted run is lost, and every
 // one ends afterwards. Needs DATABASE_URL and REDIS_URL; skips with a notice without them.
 import assert from "node:assert/strict";
-import net from "node:net";
 import { after, describe, it, test } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
 import { sleepy, statusOf } from "./helpers.js";
 import { mapLimit } from "./load-helpers.js";
+import { PostgresProxy } from "./pg-proxy.js";
 import { SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
-
-/**
- * A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones reset at once) and
- * restored. It keeps listening while cut: closing and re-binding its port raced with other
- * processes' ephemeral ports, and a lost bind hung the test until its timeout.
- */
-class CuttableProxy {
-  private server: net.Server | undefined;
-  private readonly sockets = new Set<net.Socket>();
-  private isCut = false;
-  port = 0;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async open(): Promise<void> {
-    const server = net.createServer((client) => {
-      if (this.isCut) {
-        client.destroy();
-        return;
-      }
-      const upstream = net.connect(this.target.port, this.target.host);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on("close", () => this.sockets.delete(socket));
-        socket.on("error", () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", resolve);
-    });
-    this.server = server;
-    this.port = (server.address() as net.AddressInfo).port;
-  }
-
-  cut(): void {
-    this.isCut = true;
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  restore(): void {
-    this.isCut = false;
-  }
-
-  async close(): Promise<void> {
-    this.cut();
-    const server = this.server;
-    this.server = undefined;
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  }
-}
 
 if (!SCALED_SERVICES) {
   console.log("# DATABASE_URL or REDIS_URL is not set: the PostgreSQL outage test is skipped.");
@@ -71,20 +16,16 @@ if (!SCALED_SERVICES) {
     skip: "DATABASE_URL or REDIS_URL is not set",
   }, () => {});
 } else {
-  const target = new URL(SCALED_SERVICES.databaseUrl);
-  const proxy = new CuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
-  after(() => proxy.close());
-  const databaseUrl = SCALED_SERVICES.databaseUrl;
+  let proxy: PostgresProxy | undefined;
+  after(() => proxy?.close());
   const cluster = useScaledCluster(
     {
       apis: 1,
       workers: 1,
       env: async () => {
-        await proxy.open();
-        const viaProxy = new URL(databaseUrl);
-        viaProxy.hostname = "127.0.0.1";
-        viaProxy.port = String(proxy.port);
-        return { DATABASE_URI: viaProxy.toString() };
+        const opened = await PostgresProxy.open(SCALED_SERVICES.databaseUrl);
+        proxy = opened.proxy;
+        return { DATABASE_URI: opened.url };
       },
     },
     SCALED_SERVICES,
@@ -103,7 +44,7 @@ if (!SCALED_SERVICES) {
           runs.push({ thread: thread.thread_id, run: run.run_id });
         }
       await new Promise((resolve) => setTimeout(resolve, 500));
-      proxy.cut();
+      proxy?.cut();
       try {
         const status = await statusOf(api.threads.get(threads[0]?.thread_id ?? ""));
         assert.equal(status, 503, "the API answers 503 while the database is away");
@@ -112,7 +53,7 @@ if (!SCALED_SERVICES) {
         assert.equal(raw.headers.get("retry-after"), "2", "a 503 says when to send again");
         await new Promise((resolve) => setTimeout(resolve, 5_000));
       } finally {
-        proxy.restore();
+        proxy?.restore();
       }
       // A hang here is a bug (a run left going after the outage): fail with what the rows and the
       // processes say rather than at the file's timeout with nothing to go on.
@@ -124,8 +65,16 @@ if (!SCALED_SERVICES) {
               "select run_id, status, attempt, lease_owner from runs where status in ('pending', 'running')",
             )
             .catch((error: unknown) => [{ error: String(error) }]);
-          const tails = [...cluster().apis, ...cluster().workers]
-            .map((p) => p.output().split("\n").slice(-15).join("\n"))
+          // Workers first and lines cut short: CI keeps only the head of a long failure message.
+          const tails = [...cluster().workers, ...cluster().apis]
+            .map((p) =>
+              p
+                .output()
+                .split("\n")
+                .slice(-15)
+                .map((line) => line.slice(0, 300))
+                .join("\n"),
+            )
             .join("\n---\n");
           reject(new Error(`runs not over 120 s after the outage: ${JSON.stringify(rows)}\n${tails}`));
         }, 120_000);

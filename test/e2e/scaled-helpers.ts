@@ -28,8 +28,8 @@ export interface ScaledCluster {
   /** The Redis the processes use, and their key prefix (inspection from tests). */
   redisUrl: string;
   prefix: string;
-  /** Starts one more process of `role` in the cluster. */
-  start(role: "api" | "worker"): Promise<SpawnedServer>;
+  /** Starts one more process of `role` in the cluster, `extraEnv` over the cluster's own. */
+  start(role: "api" | "worker", extraEnv?: Record<string, string>): Promise<SpawnedServer>;
   /** Runs SQL in the cluster's schema (inspection from tests). */
   query<T>(text: string, values?: unknown[]): Promise<T[]>;
 }
@@ -68,10 +68,10 @@ export function useScaledCluster(
   const processes: SpawnedServer[] = [];
   const pool = new pg.Pool({ connectionString: services.databaseUrl, max: 2 });
   let cluster: ScaledCluster | undefined;
-  const start = async (role: "api" | "worker") => {
+  const start = async (role: "api" | "worker", extraEnv: Record<string, string> = {}) => {
     const server = await spawnBerth(
       ["serve", "--config", FIXTURE_CONFIG, "--port", "0", "--host", "127.0.0.1", "--role", role],
-      { env, timeoutMs: 60_000 },
+      { env: { ...env, ...extraEnv }, timeoutMs: 60_000 },
     );
     processes.push(server);
     return server;

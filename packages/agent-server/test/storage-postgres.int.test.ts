@@ -6,6 +6,7 @@ import { dropSchemas, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
 import { claimCases } from "./storage-conformance-claims.js";
 import { createReadsCases } from "./storage-conformance-create-reads.js";
 import { itemAndCronCases } from "./storage-conformance-items.js";
+import { recoveryCases } from "./storage-conformance-recovery.js";
 import { runStoreCases, sharedRunStoreCases } from "./storage-conformance-runs.js";
 import { threadAndAssistantCases } from "./storage-conformance-threads.js";
 import type { StorageTarget } from "./storage-target.js";
@@ -27,6 +28,7 @@ if (url === undefined) {
     open: (schema) => openPostgresBackend(url, { schema, poolSize: 5 }),
   };
   runStoreCases(postgres);
+  recoveryCases(postgres);
   claimCases(postgres);
   createReadsCases(postgres);
   sharedRunStoreCases(postgres);

@@ -7,6 +7,7 @@ import { openSqliteBackend } from "../src/storage/sqlite/index.js";
 import { claimCases } from "./storage-conformance-claims.js";
 import { createReadsCases } from "./storage-conformance-create-reads.js";
 import { itemAndCronCases } from "./storage-conformance-items.js";
+import { recoveryCases } from "./storage-conformance-recovery.js";
 import { runStoreCases } from "./storage-conformance-runs.js";
 import { threadAndAssistantCases } from "./storage-conformance-threads.js";
 import type { StorageTarget } from "./storage-target.js";
@@ -24,6 +25,7 @@ const sqlite: StorageTarget = {
 };
 
 runStoreCases(sqlite);
+recoveryCases(sqlite);
 claimCases(sqlite);
 createReadsCases(sqlite);
 itemAndCronCases(sqlite);

@@ -194,6 +194,9 @@ export class RunQueue {
         nowMs: Date.now(),
         maxAttempts: this.deps.config.maxAttempts,
         allForeign: false,
+        // A run this process claimed but never heard back about (the connection dropped after the
+        // commit) is its own and would otherwise stay `running` for ever.
+        executing: new Set(this.active.keys()),
       });
       if (report.requeued.length || report.failed.length) {
         this.deps.logger.warn(report, "recovered runs whose lease expired");

@@ -155,7 +155,13 @@ export async function processRun(
       }
     }
     if (completion.error) deps.broker.publish(run.run_id, "error", completion.error);
-    const applied = await completeWithRetry(runs, { runId: run.run_id, token, ...completion }, log, next);
+    const applied = await completeWithRetry(
+      runs,
+      run.thread_id,
+      { runId: run.run_id, token, ...completion },
+      log,
+      next,
+    );
     if (applied) {
       ended = {
         status: completion.deleteRun ? "deleted" : completion.status,
@@ -173,6 +179,7 @@ export async function processRun(
     deps.broker.publish(run.run_id, "error", failure);
     const applied = await completeWithRetry(
       runs,
+      run.thread_id,
       { runId: run.run_id, token, status: "error", error: failure, thread: null },
       log,
     );
@@ -202,20 +209,31 @@ const COMPLETE_RETRY_MS = 5 * 60_000;
  */
 async function completeWithRetry(
   runs: RunStore,
+  threadId: string,
   completion: RunCompletion,
   log: Logger,
   next?: NextRunHandoff,
 ): Promise<boolean> {
   const started = Date.now();
+  let failed = false;
   for (let wait = 200; ; wait = Math.min(wait * 2, 5_000)) {
     try {
       const claimFor = next?.claimFor();
-      if (!next || !claimFor) return await runs.complete(completion);
-      // A busy queue: the run's end claims the next waiting run in the same transaction.
-      const result = await runs.completeAndClaim(completion, claimFor);
-      if (result.next) next.launch(result.next);
-      return result.applied;
+      let applied: boolean;
+      if (!next || !claimFor) applied = await runs.complete(completion);
+      else {
+        // A busy queue: the run's end claims the next waiting run in the same transaction.
+        const result = await runs.completeAndClaim(completion, claimFor);
+        if (result.next) next.launch(result.next);
+        applied = result.applied;
+      }
+      // An earlier try may have committed with its answer lost to the dropped connection: the run
+      // then already ended as this attempt said, and its end must still be signalled. (A next run
+      // that try claimed is reaped as this process's own orphan once its lease expires.)
+      if (!applied && failed) return await endedAsSaid(runs, threadId, completion);
+      return applied;
     } catch (error) {
+      failed = true;
       if (Date.now() - started > COMPLETE_RETRY_MS) {
         log.error({ err: error }, "could not record the run's end; its lease will expire");
         return false;
@@ -224,6 +242,12 @@ async function completeWithRetry(
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
+}
+
+/** Whether the run's row shows the end `completion` records (a rollback's: the run is gone). */
+async function endedAsSaid(runs: RunStore, threadId: string, completion: RunCompletion): Promise<boolean> {
+  const row = await runs.get(threadId, completion.runId);
+  return completion.deleteRun ? row === undefined : row?.status === completion.status;
 }
 
 /** What a webhook receives: the run as it ended, its timing, and the thread's values or the error. */

@@ -243,6 +243,12 @@ export interface RunStore {
     maxAttempts: number;
     allForeign: boolean;
     deadOwner?: string | undefined;
+    /**
+     * The runs `liveOwner` is executing. Given, its other runs whose lease expired are orphans too:
+     * a claim (or a finish that claimed the next run) committed while its answer was lost with the
+     * connection, so this process never started them and nobody else would reap them.
+     */
+    executing?: ReadonlySet<string> | undefined;
   }): Promise<RecoveryReport>;
 }
 

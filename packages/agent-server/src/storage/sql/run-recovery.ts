@@ -35,14 +35,19 @@ export async function recoverRuns(
   dialect: SqlDialect,
   options: RecoverOptions,
 ): Promise<RecoveryReport> {
+  const { executing, liveOwner } = options;
   let query = db
     .selectFrom("runs")
-    .select(["run_id", "thread_id", "attempt", "lease_token"])
-    .where("status", "=", "running")
-    .where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_owner", "!=", options.liveOwner)]));
+    .select(["run_id", "thread_id", "attempt", "lease_token", "lease_owner"])
+    .where("status", "=", "running");
+  // The live owner's own expired runs are looked at only when it says which it is executing.
+  if (!executing || options.allForeign)
+    query = query.where((eb) => eb.or([eb("lease_owner", "is", null), eb("lease_owner", "!=", liveOwner)]));
   if (options.deadOwner !== undefined) query = query.where("lease_owner", "=", options.deadOwner);
   if (!options.allForeign) query = query.where("lease_expires_at", "<", options.nowMs);
-  const stale = await query.execute();
+  const stale = (await query.execute()).filter(
+    (run) => run.lease_owner !== liveOwner || !executing?.has(run.run_id),
+  );
   const report: RecoveryReport = { requeued: [], failed: [] };
   const now = new Date(options.nowMs).toISOString();
   for (const run of stale) {
