@@ -16,6 +16,7 @@ if (!SCALED_SERVICES) {
     skip: "DATABASE_URL or REDIS_URL is not set",
   }, () => {});
 } else {
+  const services = SCALED_SERVICES;
   let proxy: PostgresProxy | undefined;
   after(() => proxy?.close());
   const cluster = useScaledCluster(
@@ -23,12 +24,12 @@ if (!SCALED_SERVICES) {
       apis: 1,
       workers: 1,
       env: async () => {
-        const opened = await PostgresProxy.open(SCALED_SERVICES.databaseUrl);
+        const opened = await PostgresProxy.open(services.databaseUrl);
         proxy = opened.proxy;
         return { DATABASE_URI: opened.url };
       },
     },
-    SCALED_SERVICES,
+    services,
   );
 
   describe("agent server scaled out: PostgreSQL restarted under load", () => {
