@@ -11,17 +11,24 @@ import type pg from "pg";
 import { mergeRunMetadata } from "../checkpoint-metadata.js";
 import { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { CheckpointAdmin } from "../types.js";
+import { CheckpointWriteLanes } from "./checkpoint-write-lanes.js";
+
+/** `items` as one row of parameters, numbered after those already in `values`. */
+function placeholders(values: unknown[], items: readonly unknown[]): string {
+  return `(${items.map((item) => `$${values.push(item)}`).join(", ")})`;
+}
 
 /** At most this many distinct statement texts are prepared by name (per connection, by pg). */
 const PREPARED_MAX = 64;
 
 /**
  * The official PostgreSQL checkpointer, storing run context in checkpoint metadata, and writing a
- * checkpoint or a task's writes in one statement each (issue 31). The official saver sends
- * BEGIN, one INSERT per changed channel, the checkpoint's INSERT and COMMIT: 3–5 round trips per
- * step, 22 of an echo run's 43 statements. Here the same rows go in one INSERT (the blobs in a
- * data-modifying CTE, atomic with the checkpoint's row), with the official conflict rules; the
- * rows, tables and reads are the official saver's.
+ * checkpoint with the task writes that came meanwhile in one statement (issue 31). The official
+ * saver sends BEGIN, one INSERT per changed channel, the checkpoint's INSERT and COMMIT: 3–5
+ * round trips per step, 22 of an echo run's 43 statements. Here the same rows go in one INSERT
+ * (blobs and writes in data-modifying CTEs, atomic with the checkpoint's row; see
+ * CheckpointWriteLanes), with the official conflict rules; rows, tables and reads are the
+ * official saver's.
  */
 export class BerthPostgresSaver extends PostgresSaver {
   private readonly tables: { checkpoints: string; blobs: string; writes: string };
@@ -30,6 +37,8 @@ export class BerthPostgresSaver extends PostgresSaver {
    * parses and plans a named statement once per connection instead of at every step.
    */
   private readonly names = new Map<string, string>();
+  /** Each thread namespace's writes in order, those that queue up sent as one statement. */
+  private readonly lanes = new CheckpointWriteLanes((text, values) => this.write(text, values));
 
   constructor(
     private readonly db: pg.Pool,
@@ -72,36 +81,35 @@ export class BerthPostgresSaver extends PostgresSaver {
       this.dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(mergeRunMetadata(config, metadata)),
     ]);
-    const values: unknown[] = [];
-    const row = (items: unknown[]) => `(${items.map((item) => `$${values.push(item)}`).join(", ")})`;
-    const checkpointRow = row([
-      thread_id,
-      checkpoint_ns,
-      checkpoint.id,
-      checkpoint_id,
-      this._dumpCheckpoint(checkpoint),
-      dumpedMetadata,
-    ]);
-    const blobRows = blobs.map((blob) => row([...blob.slice(0, 5), blob[5] ?? null]));
-    const blobsCte = blobRows.length
-      ? `with blobs as (insert into ${this.tables.blobs} (thread_id, checkpoint_ns, channel, version, type, blob)
-         values ${blobRows.join(", ")}
-         on conflict (thread_id, checkpoint_ns, channel, version) do nothing) `
-      : "";
-    await this.write(
-      `${blobsCte}insert into ${this.tables.checkpoints}
-         (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-       values ${checkpointRow}
-       on conflict (thread_id, checkpoint_ns, checkpoint_id)
-       do update set checkpoint = excluded.checkpoint, metadata = excluded.metadata`,
-      values,
-    );
+    const dumpedCheckpoint = this._dumpCheckpoint(checkpoint);
+    const blobRows = blobs.map((blob) => [...blob.slice(0, 5), blob[5] ?? null]);
+    const { checkpoints, blobs: blobTable } = this.tables;
+    await this.lanes.submit(`${thread_id}\u0000${checkpoint_ns}`, {
+      keys: [`c\u0000${checkpoint.id}`, ...blobRows.map((b) => `b\u0000${b[2]}\u0000${b[3]}`)],
+      build(values) {
+        const statements = [];
+        if (blobRows.length)
+          statements.push(
+            `insert into ${blobTable} (thread_id, checkpoint_ns, channel, version, type, blob)
+             values ${blobRows.map((b) => placeholders(values, b)).join(", ")}
+             on conflict (thread_id, checkpoint_ns, channel, version) do nothing`,
+          );
+        statements.push(
+          `insert into ${checkpoints}
+             (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+           values ${placeholders(values, [thread_id, checkpoint_ns, checkpoint.id, checkpoint_id, dumpedCheckpoint, dumpedMetadata])}
+           on conflict (thread_id, checkpoint_ns, checkpoint_id)
+           do update set checkpoint = excluded.checkpoint, metadata = excluded.metadata`,
+        );
+        return statements;
+      },
+    });
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
   /**
    * Runs one of the writes' statements as a named prepared statement. The texts differ only by
-   * their number of rows, so there are few; past `PREPARED_MAX` of them the rest go unnamed.
+   * their parts and numbers of rows, so there are few; past `PREPARED_MAX` the rest go unnamed.
    */
   private write(text: string, values: unknown[]): Promise<unknown> {
     let name = this.names.get(text);
@@ -157,20 +165,21 @@ export class BerthPostgresSaver extends PostgresSaver {
       const key = `${write[3]}\u0000${write[4]}`;
       if (upsert || !byKey.has(key)) byKey.set(key, write);
     }
-    const values: unknown[] = [];
-    const rows = [...byKey.values()].map(
-      (write) => `(${write.map((item) => `$${values.push(item)}`).join(", ")})`,
-    );
-    await this.write(
-      `insert into ${this.tables.writes} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
-       values ${rows.join(", ")}
-       on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
-         upsert
-           ? "do update set channel = excluded.channel, type = excluded.type, blob = excluded.blob"
-           : "do nothing"
-       }`,
-      values,
-    );
+    const rows = [...byKey.values()];
+    const table = this.tables.writes;
+    const [thread_id, checkpoint_ns, checkpoint_id] = rows[0] ?? [];
+    await this.lanes.submit(`${thread_id}\u0000${checkpoint_ns}`, {
+      keys: rows.map((w) => `w\u0000${checkpoint_id}\u0000${w[3]}\u0000${w[4]}`),
+      build: (values) => [
+        `insert into ${table} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+         values ${rows.map((w) => placeholders(values, w)).join(", ")}
+         on conflict (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${
+           upsert
+             ? "do update set channel = excluded.channel, type = excluded.type, blob = excluded.blob"
+             : "do nothing"
+         }`,
+      ],
+    });
   }
 }
 
