@@ -37,7 +37,10 @@ function parallelOn(checkpointer: BaseCheckpointSaver) {
 }
 
 /** What a client could see of a thread: values, next, interrupts, and the history's shape. */
-async function observe(graph: ReturnType<typeof graphOn>, threadId: string) {
+async function observe(
+  graph: Pick<ReturnType<typeof graphOn>, "getState" | "getStateHistory">,
+  threadId: string,
+) {
   const config = { configurable: { thread_id: threadId } };
   const state = await graph.getState(config);
   const history = [];
