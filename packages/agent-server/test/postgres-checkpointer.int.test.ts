@@ -8,7 +8,7 @@ import { Command, interrupt, MessagesAnnotation, START, StateGraph } from "@lang
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
-import { postgresCheckpointer } from "../src/storage/postgres/checkpoints.js";
+import { postgresCheckpointer } from "../src/storage/postgres/checkpoint-admin.js";
 import { dropSchemas, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
 
 const url = TEST_DATABASE_URL;
@@ -82,7 +82,7 @@ describe("Berth's PostgreSQL checkpointer", {
     const official = new PostgresSaver(pool, undefined, { schema: theirs });
     await berth.setup();
     await official.setup();
-    return { berth, official };
+    return { berth, official, pool, schema: ours };
   }
 
   it("leaves the same state, history and interrupts as the official saver through an interrupt and two resumes", async () => {
@@ -172,9 +172,8 @@ describe("Berth's PostgreSQL checkpointer", {
   });
 
   it("sends a step's task writes with the next checkpoint: a one-node run in three statements, not five", async () => {
-    const { berth } = await savers();
+    const { berth, pool } = await savers();
     const sent: string[] = [];
-    const pool = pools.at(-1) as pg.Pool;
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
       const first = args[0] as string | { text: string };
@@ -199,6 +198,35 @@ describe("Berth's PostgreSQL checkpointer", {
     assert.deepEqual(
       (state.values.messages as Array<{ content: unknown }>).map((m) => m.content),
       ["hi", "echo 1", "again", "echo 3"],
+    );
+  });
+  it("two processes taking turns on a thread read each other's checkpoints and writes, never a stale one of their own", async () => {
+    const { berth, official, pool, schema } = await savers();
+    // A second process: its own saver (and what it holds) on the same tables.
+    const other = postgresCheckpointer(pool, schema).saver;
+    const config = { configurable: { thread_id: "t5" } };
+    const run = async (savers: BaseCheckpointSaver[]) => {
+      const [first, second] = savers.map(graphOn);
+      if (!first || !second) throw new Error("two graphs");
+      await first.invoke({ messages: [{ role: "user", content: "one" }] }, config);
+      await second.invoke(new Command({ resume: "a" }), config);
+      await first.invoke({ messages: [{ role: "user", content: "two" }] }, config);
+      // Writes added elsewhere to the checkpoint the first process wrote last.
+      const saver = savers[1] as BaseCheckpointSaver;
+      const latest = await saver.getTuple(config);
+      assert.ok(latest);
+      await saver.putWrites(latest.config, [["__error__", { message: "elsewhere" }]], "task-x");
+      const seen = (await (savers[0] as BaseCheckpointSaver).getTuple(config))?.pendingWrites;
+      await first.invoke(new Command({ resume: "b" }), config);
+      return { seen: seen?.filter(([task]) => task === "task-x"), state: await observe(first, "t5") };
+    };
+    const ours = await run([berth, other]);
+    const theirs = await run([official, official]);
+    assert.deepEqual(ours, theirs);
+    assert.deepEqual(ours.seen, [["task-x", "__error__", { message: "elsewhere" }]]);
+    assert.deepEqual(
+      ours.state.messages.map(([, content]) => content),
+      ["one", "answer: a", "two", "answer: b"],
     );
   });
 });

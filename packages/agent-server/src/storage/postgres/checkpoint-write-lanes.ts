@@ -32,6 +32,11 @@ export class CheckpointWriteLanes {
 
   constructor(private readonly send: (text: string, values: unknown[]) => Promise<unknown>) {}
 
+  /** Whether nothing of `lane` is queued or being sent. */
+  idle(lane: string): boolean {
+    return !this.lanes.has(lane);
+  }
+
   /** Resolves once the part is committed (with the parts sent along with it). */
   submit(lane: string, part: WritePart): Promise<void> {
     let entry = this.lanes.get(lane);

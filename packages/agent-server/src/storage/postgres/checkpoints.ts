@@ -1,17 +1,30 @@
+import { createHash } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   type ChannelVersions,
   type Checkpoint,
   type CheckpointMetadata,
+  type CheckpointTuple,
   type PendingWrite,
   WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
 import { mergeRunMetadata } from "../checkpoint-metadata.js";
-import { CheckpointSerializer } from "../checkpoint-serde.js";
-import type { CheckpointAdmin } from "../types.js";
+import type { CheckpointSerializer } from "../checkpoint-serde.js";
 import { CheckpointWriteLanes } from "./checkpoint-write-lanes.js";
+import { HeldTuples } from "./held-tuples.js";
+
+/** A row of `latestIfHeld`: the official read's columns (null when held) and whether it is held. */
+interface LatestRow {
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  held: boolean;
+  checkpoint: (Omit<Checkpoint, "pending_sends" | "channel_values"> & { v: number }) | null;
+  metadata: CheckpointMetadata | null;
+  channel_values: [Uint8Array, Uint8Array, Uint8Array][] | null;
+  pending_writes: [Uint8Array, Uint8Array, Uint8Array, Uint8Array][] | null;
+}
 
 /** `items` as one row of parameters, numbered after those already in `values`. */
 function placeholders(values: unknown[], items: readonly unknown[]): string {
@@ -39,6 +52,10 @@ export class BerthPostgresSaver extends PostgresSaver {
   private readonly names = new Map<string, string>();
   /** Each thread namespace's writes in order, those that queue up sent as one statement. */
   private readonly lanes = new CheckpointWriteLanes((text, values) => this.write(text, values));
+  /** The latest checkpoint this process wrote per thread namespace (see getTuple). */
+  private readonly held = new HeldTuples();
+  /** The official read of the latest checkpoint, its rows left out when the held tuple is it. */
+  private readonly latestIfHeld: string;
 
   constructor(
     private readonly db: pg.Pool,
@@ -52,6 +69,29 @@ export class BerthPostgresSaver extends PostgresSaver {
       blobs: t("checkpoint_blobs"),
       writes: t("checkpoint_writes"),
     };
+    const { checkpoints, blobs, writes } = this.tables;
+    const ofCheckpoint = `cw.thread_id = cp.thread_id and cw.checkpoint_ns = cp.checkpoint_ns
+      and cw.checkpoint_id = cp.checkpoint_id`;
+    this.latestIfHeld = `select cp.checkpoint_id, cp.parent_checkpoint_id, h.held,
+        case when h.held then null else cp.checkpoint end as checkpoint,
+        case when h.held then null else cp.metadata end as metadata,
+        case when h.held then null else (
+          select array_agg(array[bl.channel::bytea, bl.type::bytea, bl.blob])
+          from jsonb_each_text(cp.checkpoint -> 'channel_versions')
+          inner join ${blobs} bl on bl.thread_id = cp.thread_id and bl.checkpoint_ns = cp.checkpoint_ns
+            and bl.channel = jsonb_each_text.key and bl.version = jsonb_each_text.value
+        ) end as channel_values,
+        case when h.held then null else (
+          select array_agg(array[cw.task_id::text::bytea, cw.channel::bytea, cw.type::bytea, cw.blob]
+            order by cw.task_id, cw.idx)
+          from ${writes} cw where ${ofCheckpoint}
+        ) end as pending_writes
+      from ${checkpoints} cp
+      cross join lateral (
+        select cp.checkpoint_id = $3 and (select count(*) from ${writes} cw where ${ofCheckpoint}) = $4::bigint as held
+      ) h
+      where cp.thread_id = $1 and cp.checkpoint_ns = $2
+      order by cp.checkpoint_id desc limit 1`;
   }
 
   /**
@@ -81,10 +121,13 @@ export class BerthPostgresSaver extends PostgresSaver {
       this.dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(mergeRunMetadata(config, metadata)),
     ]);
-    const dumpedCheckpoint = this._dumpCheckpoint(checkpoint);
-    const blobRows = blobs.map((blob) => [...blob.slice(0, 5), blob[5] ?? null]);
+    // As text: pg would stringify the objects the same way, and the held tuple keeps this text.
+    const checkpointJson = JSON.stringify(this._dumpCheckpoint(checkpoint));
+    const metadataJson = JSON.stringify(dumpedMetadata);
+    const blobRows = blobs.map((blob) => [...blob.slice(0, 5), blob[5] ?? null] as const);
     const { checkpoints, blobs: blobTable } = this.tables;
-    await this.lanes.submit(`${thread_id}\u0000${checkpoint_ns}`, {
+    const key = `${thread_id}\u0000${checkpoint_ns}`;
+    const committed = this.lanes.submit(key, {
       keys: [`c\u0000${checkpoint.id}`, ...blobRows.map((b) => `b\u0000${b[2]}\u0000${b[3]}`)],
       build(values) {
         const statements = [];
@@ -97,13 +140,23 @@ export class BerthPostgresSaver extends PostgresSaver {
         statements.push(
           `insert into ${checkpoints}
              (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-           values ${placeholders(values, [thread_id, checkpoint_ns, checkpoint.id, checkpoint_id, dumpedCheckpoint, dumpedMetadata])}
+           values ${placeholders(values, [thread_id, checkpoint_ns, checkpoint.id, checkpoint_id, checkpointJson, metadataJson])}
            on conflict (thread_id, checkpoint_ns, checkpoint_id)
            do update set checkpoint = excluded.checkpoint, metadata = excluded.metadata`,
         );
         return statements;
       },
     });
+    await this.afterCommit(key, committed);
+    const written = new Map(
+      blobs.map(([, , channel, version, type, bytes]) => [channel, { version, type, bytes: bytes ?? null }]),
+    );
+    this.held.put(
+      key,
+      { checkpointId: checkpoint.id, parentId: checkpoint_id, checkpointJson, metadataJson },
+      checkpoint.channel_versions,
+      written,
+    );
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -112,12 +165,21 @@ export class BerthPostgresSaver extends PostgresSaver {
    * their parts and numbers of rows, so there are few; past `PREPARED_MAX` the rest go unnamed.
    */
   private write(text: string, values: unknown[]): Promise<unknown> {
+    return this.db.query(this.named(text, values));
+  }
+
+  /**
+   * `text` as a named prepared statement while fewer than `PREPARED_MAX` are. The name is the
+   * text's hash: pg keeps prepared statements per connection by name, and another saver on the
+   * same pool (another schema) must never find a different text under it.
+   */
+  private named(text: string, values: unknown[]): pg.QueryConfig {
     let name = this.names.get(text);
     if (name === undefined && this.names.size < PREPARED_MAX) {
-      name = `berth_checkpoint_write_${this.names.size}`;
+      name = `berth_cp_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
       this.names.set(text, name);
     }
-    return this.db.query(name === undefined ? { text, values } : { name, text, values });
+    return name === undefined ? { text, values } : { name, text, values };
   }
 
   /**
@@ -167,8 +229,9 @@ export class BerthPostgresSaver extends PostgresSaver {
     }
     const rows = [...byKey.values()];
     const table = this.tables.writes;
-    const [thread_id, checkpoint_ns, checkpoint_id] = rows[0] ?? [];
-    await this.lanes.submit(`${thread_id}\u0000${checkpoint_ns}`, {
+    const [thread_id, checkpoint_ns = "", checkpoint_id] = rows[0] ?? [];
+    const key = `${thread_id}\u0000${checkpoint_ns}`;
+    const committed = this.lanes.submit(key, {
       keys: rows.map((w) => `w\u0000${checkpoint_id}\u0000${w[3]}\u0000${w[4]}`),
       build: (values) => [
         `insert into ${table} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
@@ -180,79 +243,95 @@ export class BerthPostgresSaver extends PostgresSaver {
          }`,
       ],
     });
+    await this.afterCommit(key, committed);
+    const held = rows.map(([, , , taskId, idx, channel, type, bytes]) => ({
+      taskId,
+      idx,
+      channel,
+      type,
+      bytes,
+    }));
+    this.held.putWrites(key, String(checkpoint_id), held, upsert);
   }
-}
 
-/** The checkpointer on `pool`, its tables in `schema` (created by `setup`), and its housekeeping. */
-export function postgresCheckpointer(
-  pool: pg.Pool,
-  schema: string,
-): { saver: BerthPostgresSaver; admin: CheckpointAdmin } {
-  const saver = new BerthPostgresSaver(pool, new CheckpointSerializer(), { schema });
-  const t = (table: string) => `"${schema}".${table}`;
-  // Checkpoints of a run: its id is in the (JSONB) metadata the saver wrote.
-  const ofRun = `select checkpoint_id from ${t("checkpoints")} where thread_id = $1 and metadata->>'run_id' = $2`;
-  const inTransaction = async (statements: Array<[string, unknown[]]>) => {
-    const client = await pool.connect();
+  /** A write's commit; a failed one may still have committed (its answer lost): forget the thread. */
+  private async afterCommit(key: string, committed: Promise<void>): Promise<void> {
     try {
-      await client.query("begin");
-      for (const [text, values] of statements) await client.query(text, values);
-      await client.query("commit");
+      await committed;
     } catch (error) {
-      await client.query("rollback").catch(() => {});
+      this.held.forget(key);
       throw error;
-    } finally {
-      client.release();
     }
-  };
-  const admin: CheckpointAdmin = {
-    async latestRunId(threadId) {
-      // The saver's own getTuple picks the latest checkpoint the same way (highest id in the namespace).
-      const result = await pool.query<{ run_id: string | null }>(
-        `select metadata->>'run_id' as run_id from ${t("checkpoints")}
-         where thread_id = $1 and checkpoint_ns = '' order by checkpoint_id desc limit 1`,
-        [threadId],
-      );
-      return result.rows[0]?.run_id ?? undefined;
-    },
-    async deleteRunCheckpoints(threadId, runId) {
-      // Blobs are shared between checkpoints by channel version; those left unreferenced are harmless.
-      await inTransaction([
-        [
-          `delete from ${t("checkpoint_writes")} where thread_id = $1 and checkpoint_id in (${ofRun})`,
-          [threadId, runId],
-        ],
-        [
-          `delete from ${t("checkpoints")} where thread_id = $1 and checkpoint_id in (${ofRun})`,
-          [threadId, runId],
-        ],
-      ]);
-    },
-    async deleteThread(threadId) {
-      await saver.deleteThread(threadId);
-    },
-    async copyThread(fromThreadId, toThreadId) {
-      // A copy's checkpoint metadata names the new thread, so history filters by thread keep working.
-      await inTransaction([
-        [
-          `insert into ${t("checkpoints")} (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)
-           select $1, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint,
-                  jsonb_set(metadata, '{thread_id}', to_jsonb($1::text))
-           from ${t("checkpoints")} where thread_id = $2`,
-          [toThreadId, fromThreadId],
-        ],
-        [
-          `insert into ${t("checkpoint_blobs")} (thread_id, checkpoint_ns, channel, version, type, blob)
-           select $1, checkpoint_ns, channel, version, type, blob from ${t("checkpoint_blobs")} where thread_id = $2`,
-          [toThreadId, fromThreadId],
-        ],
-        [
-          `insert into ${t("checkpoint_writes")} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
-           select $1, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob from ${t("checkpoint_writes")} where thread_id = $2`,
-          [toThreadId, fromThreadId],
-        ],
-      ]);
-    },
-  };
-  return { saver, admin };
+  }
+
+  /**
+   * The official read, but the latest checkpoint of a thread namespace this process wrote last
+   * is not sent back: PostgreSQL confirms it is still the latest (same id, same number of pending
+   * writes) and the rows come from the held tuple. That spares the server the blobs' aggregation
+   * and hex encoding, and this process their transfer and decoding (the whole message history at
+   * every run's start). Anything else, and any other answer, is the official read.
+   */
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable ?? {};
+    const key = `${thread_id}\u0000${checkpoint_ns}`;
+    const held = checkpoint_id ? undefined : this.held.get(key);
+    if (!held || !this.lanes.idle(key)) return super.getTuple(config);
+    const writes = [...held.writes.values()];
+    const result = await this.db.query<LatestRow>(
+      this.named(this.latestIfHeld, [thread_id, checkpoint_ns, held.checkpointId, writes.length]),
+    );
+    const row = result.rows[0];
+    if (!row) return undefined;
+    const configurable = { thread_id, checkpoint_ns, checkpoint_id: row.checkpoint_id };
+    const parentConfig = row.parent_checkpoint_id
+      ? { configurable: { ...configurable, checkpoint_id: row.parent_checkpoint_id } }
+      : undefined;
+    if (!row.held) {
+      // Written elsewhere since: the official read's rows, from the same statement (a checkpoint
+      // of a format before v4 goes through the official read, which migrates its pending sends).
+      if (!row.checkpoint || (row.checkpoint.v < 4 && row.parent_checkpoint_id != null))
+        return super.getTuple(config);
+      return {
+        config: { configurable },
+        checkpoint: await this._loadCheckpoint(row.checkpoint, row.channel_values ?? []),
+        metadata: await this._loadMetadata(row.metadata ?? {}),
+        parentConfig,
+        pendingWrites: await this._loadWrites(row.pending_writes ?? []),
+      };
+    }
+    const load = (type: string, bytes: Uint8Array) => this.serializer.loadsTyped(type, bytes);
+    // In the order PostgreSQL lists a jsonb object's keys (shorter first), as the official read.
+    const channels = [...held.blobs].sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+    const values = await Promise.all(
+      channels.flatMap(([channel, { type, bytes }]) =>
+        type === "empty" || bytes === null
+          ? []
+          : [load(type, bytes).then((value) => [channel, value] as const)],
+      ),
+    );
+    return {
+      config: { configurable },
+      checkpoint: {
+        ...(await this._loadCheckpoint(JSON.parse(held.checkpointJson), [])),
+        channel_values: Object.fromEntries(values),
+      },
+      metadata: await this._loadMetadata(JSON.parse(held.metadataJson)),
+      parentConfig,
+      pendingWrites: await Promise.all(
+        writes.map(
+          async (w) => [w.taskId, w.channel, await load(w.type, w.bytes)] as [string, string, unknown],
+        ),
+      ),
+    };
+  }
+
+  override async deleteThread(threadId: string): Promise<void> {
+    this.held.forgetThread(threadId);
+    await super.deleteThread(threadId);
+  }
+
+  /** Forgets what is held of a thread (its checkpoints are being removed or replaced). */
+  forgetThread(threadId: string): void {
+    this.held.forgetThread(threadId);
+  }
 }

@@ -1,6 +1,6 @@
 import { sqlStorage } from "../sql/index.js";
 import type { StorageBackend } from "../types.js";
-import { postgresCheckpointer } from "./checkpoints.js";
+import { postgresCheckpointer } from "./checkpoint-admin.js";
 import { openPostgresDatabase, type PostgresOptions } from "./database.js";
 import { postgresDialect } from "./dialect.js";
 import { postgresRunShortcuts } from "./run-shortcuts.js";
