@@ -241,7 +241,11 @@ export function sharedClaimCases(target: StorageTarget): void {
             continue;
           }
           const ended = await execute(claim);
-          const result = await b.storage.runs.completeAndClaim(ended, { owner, leaseMs: 10_000, nowMs: Date.now() });
+          const result = await b.storage.runs.completeAndClaim(ended, {
+            owner,
+            leaseMs: 10_000,
+            nowMs: Date.now(),
+          });
           assert.ok(result.applied, "an end was lost");
           if (result.next) handedOver += 1;
           claim = result.next;

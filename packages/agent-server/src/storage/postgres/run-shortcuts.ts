@@ -214,7 +214,15 @@ export const postgresRunMigrations: Record<string, Migration> = {
 };
 
 /** The finish's arguments, in the functions' order. */
-const finishArgs = (c: ShortcutFinish) => [c.runId, c.token, c.status, c.error, c.values, c.interrupts, c.now];
+const finishArgs = (c: ShortcutFinish) => [
+  c.runId,
+  c.token,
+  c.status,
+  c.error,
+  c.values,
+  c.interrupts,
+  c.now,
+];
 
 /** A claimed row as the statements return it: the run's columns and its latest checkpoint's run id. */
 type ClaimedRow = Selectable<RunsTable> & { latest_checkpoint_run_id: string | null };

@@ -33,7 +33,8 @@ export async function finishRun(
   if (!ctx.dialect.rowLocks && !completion.deleteRun) return finishRunUnlocked(ctx, completion, claimFor);
   const shortcut = commonFinish(completion);
   if (ctx.shortcuts && shortcut && !holdsNul(Object.values(shortcut))) {
-    if (claimFor && !holdsNul([claimFor.owner])) return finishAndClaim(ctx.shortcuts, ctx.db, shortcut, claimFor);
+    if (claimFor && !holdsNul([claimFor.owner]))
+      return finishAndClaim(ctx.shortcuts, ctx.db, shortcut, claimFor);
     return { applied: await ctx.shortcuts.finish(ctx.db, shortcut), next: undefined };
   }
   // With row locks (PostgreSQL) another process may claim on the same thread meanwhile; a unique
