@@ -3,7 +3,7 @@
 import { after, test } from "node:test";
 import { openPostgresBackend } from "../src/storage/postgres/index.js";
 import { dropSchemas, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
-import { claimCases } from "./storage-conformance-claims.js";
+import { claimCases, claimConflictCases, sharedClaimCases } from "./storage-conformance-claims.js";
 import { createReadsCases } from "./storage-conformance-create-reads.js";
 import { itemAndCronCases } from "./storage-conformance-items.js";
 import { recoveryCases } from "./storage-conformance-recovery.js";
@@ -32,6 +32,8 @@ if (url === undefined) {
   claimCases(postgres);
   createReadsCases(postgres);
   sharedRunStoreCases(postgres);
+  sharedClaimCases(postgres);
+  claimConflictCases(postgres, url);
   itemAndCronCases(postgres);
   threadAndAssistantCases(postgres);
 }

@@ -213,8 +213,9 @@ export interface RunStore {
   complete(completion: RunCompletion): Promise<boolean>;
   /**
    * `complete`, then claims the next runnable run for `claimFor` in the same transaction where
-   * the store can do so without racing another claimer (SQLite, whose write transactions are
-   * serialised); elsewhere `next` is always undefined and the queue claims as usual.
+   * the store can do so without risking the end: SQLite (write transactions are serialised), and
+   * PostgreSQL for the common end (its function catches a claim lost to another process). `next`
+   * is undefined otherwise, and when nothing was claimed: the queue then claims as usual.
    */
   completeAndClaim(
     completion: RunCompletion,

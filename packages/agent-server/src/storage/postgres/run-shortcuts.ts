@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type Migration, type Selectable, sql } from "kysely";
-import type { RunShortcuts } from "../sql/run-shortcuts.js";
+import type { RunShortcuts, ShortcutClaimed, ShortcutFinish } from "../sql/run-shortcuts.js";
 import type { RunsTable } from "../sql/schema.js";
 
 /**
@@ -123,29 +123,73 @@ end $$`;
 /**
  * The claim (runStatements' `claimable` then `claim`) in one statement: the row is chosen and
  * locked (SKIP LOCKED) by the scalar subquery, then updated if still pending. Same conditions,
- * literals where the store's statement has them (the partial index and the first-row stop). It
- * also returns the run id of the thread's latest checkpoint (the checkpointer's `latestRunId`,
- * same order; its tables share the schema and the search_path), which the worker would otherwise
- * read in a round trip of its own to decide whether the run resumes.
+ * literals where the store's statement has them (the partial index and the first-row stop).
+ * `p` names the values: parameters ($1…) in the store's statement, a function's arguments in
+ * berth_finish_run_and_claim. That function is a migration's text: a change here reaches
+ * databases only through a new migration that re-creates it.
  */
-const CLAIM = `
-update runs set status = 'running', attempt = attempt + 1, lease_owner = $2, lease_token = $3,
-  lease_expires_at = $4, updated_at = $5
+const claimUpdate = (p: { nowMs: string; owner: string; token: string; expiresAt: string; now: string }) => `
+update runs set status = 'running', attempt = attempt + 1, lease_owner = ${p.owner}, lease_token = ${p.token},
+  lease_expires_at = ${p.expiresAt}, updated_at = ${p.now}
 where run_id = (
   select r.run_id from runs r
-  where r.status = 'pending' and r.available_at <= $1
+  where r.status = 'pending' and r.available_at <= ${p.nowMs}
     and not exists (select 1 from runs a where a.thread_id = r.thread_id and a.status = 'running')
     and not exists (
       select 1 from runs b
-      where b.thread_id = r.thread_id and b.seq < r.seq and b.status = 'pending' and b.available_at <= $1
+      where b.thread_id = r.thread_id and b.seq < r.seq and b.status = 'pending' and b.available_at <= ${p.nowMs}
     )
   order by r.seq limit 1
   for update skip locked
-) and status = 'pending'
+) and status = 'pending'`;
+
+/**
+ * The claim, which also returns the run id of the thread's latest checkpoint (the checkpointer's
+ * `latestRunId`, same order; its tables share the schema and the search_path), which the worker
+ * would otherwise read in a round trip of its own to decide whether the run resumes.
+ */
+const CLAIM = `${claimUpdate({ nowMs: "$1", owner: "$2", token: "$3", expiresAt: "$4", now: "$5" })}
 returning *, (
   select c.metadata->>'run_id' from checkpoints c
   where c.thread_id = runs.thread_id and c.checkpoint_ns = '' order by c.checkpoint_id desc limit 1
 ) as latest_checkpoint_run_id`;
+
+/**
+ * `berth_finish_run`, then the claim when the finish applied: a run's end refills its worker's
+ * slot in one round trip (issue 31). The claim sees the finish (same transaction, a fresh
+ * snapshot per statement), so the ended run's thread can hand over to its next run. Another
+ * process may claim on the same thread meanwhile (a create's claim, or a claim whose snapshot
+ * predates this commit): the one-running-run-per-thread index then refuses this claim, and the
+ * block's own subtransaction undoes only the claim. The finish stands and nothing is claimed
+ * (the queue claims on its own as the slot frees).
+ */
+const FINISH_RUN_AND_CLAIM = `
+create or replace function berth_finish_run_and_claim(
+  p_run_id text, p_token text, p_status text, p_error text, p_values text, p_interrupts text, p_now text,
+  p_owner text, p_claim_token text, p_expires_at bigint, p_now_ms bigint, p_claimed_at text
+) returns table (applied boolean, claimed runs, latest_checkpoint_run_id text) language plpgsql as $$
+begin
+  applied := berth_finish_run(p_run_id, p_token, p_status, p_error, p_values, p_interrupts, p_now);
+  if applied then
+    begin
+      ${claimUpdate({
+        nowMs: "p_now_ms",
+        owner: "p_owner",
+        token: "p_claim_token",
+        expiresAt: "p_expires_at",
+        now: "p_claimed_at",
+      }).trim()}
+      returning * into claimed;
+    exception when unique_violation then
+      claimed := null;
+    end;
+    if claimed.run_id is not null then
+      select c.metadata->>'run_id' into latest_checkpoint_run_id from checkpoints c
+      where c.thread_id = claimed.thread_id and c.checkpoint_ns = '' order by c.checkpoint_id desc limit 1;
+    end if;
+  end if;
+  return next;
+end $$`;
 
 /** The PostgreSQL-only migrations: the functions above. */
 export const postgresRunMigrations: Record<string, Migration> = {
@@ -161,7 +205,36 @@ export const postgresRunMigrations: Record<string, Migration> = {
       await sql.raw(CREATE_RUN_CHECKED).execute(db);
     },
   },
+  // 0102's finish stays (the new function calls it, and a previous version's process may too).
+  "0104_finish_run_and_claim": {
+    async up(db: Kysely<unknown>) {
+      await sql.raw(FINISH_RUN_AND_CLAIM).execute(db);
+    },
+  },
 };
+
+/** The finish's arguments, in the functions' order. */
+const finishArgs = (c: ShortcutFinish) => [
+  c.runId,
+  c.token,
+  c.status,
+  c.error,
+  c.values,
+  c.interrupts,
+  c.now,
+];
+
+/** A claimed row as the statements return it: the run's columns and its latest checkpoint's run id. */
+type ClaimedRow = Selectable<RunsTable> & { latest_checkpoint_run_id: string | null };
+
+function claimedOf(row: ClaimedRow): ShortcutClaimed {
+  const { latest_checkpoint_run_id, ...run } = row;
+  return { row: run, latestCheckpointRunId: latest_checkpoint_run_id };
+}
+
+/** The finish-and-claim's one statement: the claimed run's columns are null when none was claimed. */
+const FINISH_AND_CLAIM_CALL = `select f.applied, (f.claimed).*, f.latest_checkpoint_run_id
+from berth_finish_run_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) f`;
 
 /** RunShortcuts over the functions above (the statements' text is fixed: no compile per call). */
 export const postgresRunShortcuts: RunShortcuts = {
@@ -197,25 +270,32 @@ export const postgresRunShortcuts: RunShortcuts = {
   },
   async finish(db, c) {
     const result = await db.executeQuery<{ applied: boolean }>(
-      CompiledQuery.raw("select berth_finish_run($1, $2, $3, $4, $5, $6, $7) as applied", [
-        c.runId,
-        c.token,
-        c.status,
-        c.error,
-        c.values,
-        c.interrupts,
-        c.now,
-      ]),
+      CompiledQuery.raw("select berth_finish_run($1, $2, $3, $4, $5, $6, $7) as applied", finishArgs(c)),
     );
     return result.rows[0]?.applied === true;
   },
   async claim(db, c) {
-    const result = await db.executeQuery<Selectable<RunsTable> & { latest_checkpoint_run_id: string | null }>(
+    const result = await db.executeQuery<ClaimedRow>(
       CompiledQuery.raw(CLAIM, [c.nowMs, c.owner, c.token, c.expiresAt, c.now]),
     );
     const row = result.rows[0];
-    if (!row) return undefined;
-    const { latest_checkpoint_run_id, ...run } = row;
-    return { row: run, latestCheckpointRunId: latest_checkpoint_run_id };
+    return row ? claimedOf(row) : undefined;
+  },
+  async finishAndClaim(db, c, claim) {
+    const result = await db.executeQuery<ClaimedRow & { applied: boolean }>(
+      CompiledQuery.raw(FINISH_AND_CLAIM_CALL, [
+        ...finishArgs(c),
+        claim.owner,
+        claim.token,
+        claim.expiresAt,
+        claim.nowMs,
+        claim.now,
+      ]),
+    );
+    const row = result.rows[0];
+    if (!row?.applied) return { applied: false, claimed: undefined };
+    const { applied: _, ...claimed } = row;
+    // Every column of an unclaimed run is null; a claimed run always has its id.
+    return { applied: true, claimed: claimed.run_id === null ? undefined : claimedOf(claimed) };
   },
 };

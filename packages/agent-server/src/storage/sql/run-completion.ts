@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import type { ClaimedRun, ClaimFor, RunCompletion } from "../types.js";
 import type { SqlDialect } from "./dialect.js";
-import { refreshThread, threadValuesText } from "./run-rows.js";
-import { holdsNul, type RunShortcuts } from "./run-shortcuts.js";
+import { cancelOf, fromRow, refreshThread, threadValuesText } from "./run-rows.js";
+import { holdsNul, type RunShortcuts, type ShortcutFinish } from "./run-shortcuts.js";
 import type { RunStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
 
@@ -21,8 +22,8 @@ type Finished = { applied: boolean; next: ClaimedRun | undefined };
 
 /**
  * Ends a run, fenced by its claim's token, and updates its thread; with `claimFor`, also claims the
- * next waiting run in the same transaction. `applied` is false when this attempt no longer owns the
- * run (or the run or its thread is gone).
+ * next waiting run in the same transaction where that cannot undo the end (below). `applied` is
+ * false when this attempt no longer owns the run (or the run or its thread is gone).
  */
 export async function finishRun(
   ctx: CompletionContext,
@@ -30,10 +31,16 @@ export async function finishRun(
   claimFor: ClaimFor | undefined,
 ): Promise<Finished> {
   if (!ctx.dialect.rowLocks && !completion.deleteRun) return finishRunUnlocked(ctx, completion, claimFor);
-  const shortcut = claimFor ? undefined : commonFinish(completion);
+  const shortcut = commonFinish(completion);
   if (ctx.shortcuts && shortcut && !holdsNul(Object.values(shortcut))) {
+    if (claimFor && !holdsNul([claimFor.owner]))
+      return finishAndClaim(ctx.shortcuts, ctx.db, shortcut, claimFor);
     return { applied: await ctx.shortcuts.finish(ctx.db, shortcut), next: undefined };
   }
+  // With row locks (PostgreSQL) another process may claim on the same thread meanwhile; a unique
+  // violation here would abort the completion with it, so the queue claims on its own (the
+  // shortcut above catches it inside the database instead).
+  const claimNext = ctx.dialect.rowLocks ? undefined : claimFor;
   const notApplied = { applied: false, next: undefined };
   const owned = await ctx.q.owned.first(ctx.db, completion.runId, completion.token);
   if (!owned) return notApplied;
@@ -63,7 +70,7 @@ export async function finishRun(
     }
     if (Number(changed) !== 1) return notApplied;
     await threadAfterRun(ctx, trx, owned.thread_id, now, completion);
-    return { applied: true, next: claimFor ? await ctx.claimIn(trx, claimFor) : undefined };
+    return { applied: true, next: claimNext ? await ctx.claimIn(trx, claimNext) : undefined };
   });
 }
 
@@ -84,6 +91,28 @@ function commonFinish(completion: RunCompletion) {
     interrupts: JSON.stringify(thread.interrupts),
     now: new Date().toISOString(),
   };
+}
+
+/** The common end and the next claim in one statement (RunShortcuts.finishAndClaim). */
+async function finishAndClaim(
+  shortcuts: RunShortcuts,
+  db: Kysely<AgentServerDb>,
+  shortcut: ShortcutFinish,
+  claimFor: ClaimFor,
+): Promise<Finished> {
+  const { owner, leaseMs, nowMs } = claimFor;
+  const token = randomUUID();
+  const { applied, claimed } = await shortcuts.finishAndClaim(db, shortcut, {
+    owner,
+    token,
+    expiresAt: nowMs + leaseMs,
+    nowMs,
+    now: new Date(nowMs).toISOString(),
+  });
+  if (!claimed) return { applied, next: undefined };
+  // As the queue's own claim answers it: a queued run may have run before (not `fresh`).
+  const { row, latestCheckpointRunId } = claimed;
+  return { applied, next: { run: fromRow(row), token, latestCheckpointRunId, ...cancelOf(row) } };
 }
 
 /**

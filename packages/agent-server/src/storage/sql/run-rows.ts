@@ -1,7 +1,7 @@
 import type { RunStatus } from "@berth-platform/schemas";
 import type { Kysely, Selectable, Transaction } from "kysely";
 import { computeThreadStatus } from "../../domain/thread-status.js";
-import type { RunCompletion, RunRecord, ThreadAfterRunRecord } from "../types.js";
+import type { ClaimedRun, RunCompletion, RunRecord, ThreadAfterRunRecord } from "../types.js";
 import { forUpdate, type SqlDialect } from "./dialect.js";
 import { parseJson } from "./json-match.js";
 import type { AgentServerDb, RunsTable } from "./schema.js";
@@ -27,6 +27,12 @@ export function fromRow(row: Selectable<RunsTable>): RunRecord {
     available_at: row.available_at,
     error: parseJson(row.error),
   };
+}
+
+/** The cancel an earlier attempt of a claimed run did not live to honour (ClaimedRun.cancelAction). */
+export function cancelOf(row: { cancel_action: string | null }): Pick<ClaimedRun, "cancelAction"> {
+  const action = row.cancel_action;
+  return action === "interrupt" || action === "rollback" ? { cancelAction: action } : {};
 }
 
 /**

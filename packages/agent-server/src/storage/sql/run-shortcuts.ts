@@ -46,26 +46,48 @@ export interface RunShortcuts {
    * Ends a run held by `token` and stores its thread's values, `busy` while other runs of the
    * thread are active else `idle`. False when the token no longer owns the run or the thread is gone.
    */
-  finish(
-    db: Kysely<AgentServerDb>,
-    completion: {
-      runId: string;
-      token: string;
-      status: string;
-      error: string | null;
-      values: string | null;
-      interrupts: string;
-      now: string;
-    },
-  ): Promise<boolean>;
+  finish(db: Kysely<AgentServerDb>, completion: ShortcutFinish): Promise<boolean>;
   /**
    * Claims the oldest runnable run (the claim's rules, SKIP LOCKED) in one statement: the row as
    * claimed, and the run id of its thread's latest checkpoint (`ClaimedRun.latestCheckpointRunId`).
    */
-  claim(
+  claim(db: Kysely<AgentServerDb>, claim: ShortcutClaim): Promise<ShortcutClaimed | undefined>;
+  /**
+   * `finish`, then (when it applied) `claim`, in one statement and one transaction: a run's end
+   * refills its worker's slot. A claim that another process's claim on the same thread refused
+   * (the one-running-run-per-thread index) claims nothing and leaves the finish standing.
+   */
+  finishAndClaim(
     db: Kysely<AgentServerDb>,
-    claim: { owner: string; token: string; expiresAt: number; nowMs: number; now: string },
-  ): Promise<{ row: Selectable<RunsTable>; latestCheckpointRunId: string | null } | undefined>;
+    completion: ShortcutFinish,
+    claim: ShortcutClaim,
+  ): Promise<{ applied: boolean; claimed: ShortcutClaimed | undefined }>;
+}
+
+/** A run's common end, as the finish shortcuts take it (JSON already as text). */
+export interface ShortcutFinish {
+  runId: string;
+  token: string;
+  status: string;
+  error: string | null;
+  values: string | null;
+  interrupts: string;
+  now: string;
+}
+
+/** Who claims, under which new token, until when (`now` is `nowMs` as ISO text). */
+export interface ShortcutClaim {
+  owner: string;
+  token: string;
+  expiresAt: number;
+  nowMs: number;
+  now: string;
+}
+
+/** A run as a claim shortcut claimed it, with its thread's latest checkpoint's run id. */
+export interface ShortcutClaimed {
+  row: Selectable<RunsTable>;
+  latestCheckpointRunId: string | null;
 }
 
 /** Whether any string holds a NUL character (the Kysely path's guard answers those as a 400). */

@@ -20,7 +20,7 @@ import { forUpdate, type SqlDialect } from "./dialect.js";
 import { parseJson } from "./json-match.js";
 import { finishRun } from "./run-completion.js";
 import { type RecoverOptions, recoverRuns, releaseRuns } from "./run-recovery.js";
-import { ACTIVE, fromRow, lockThread, refreshThread } from "./run-rows.js";
+import { ACTIVE, cancelOf, fromRow, lockThread, refreshThread } from "./run-rows.js";
 import { createOnIdleThread, holdsNul, type RunShortcuts } from "./run-shortcuts.js";
 import { runStatements } from "./run-statements.js";
 import type { AgentServerDb } from "./schema.js";
@@ -298,9 +298,7 @@ export class SqlRunStore implements RunStore {
     completion: RunCompletion,
     claimFor: ClaimFor,
   ): Promise<{ applied: boolean; next: ClaimedRun | undefined }> {
-    // With row locks (PostgreSQL) another process may claim the same thread meanwhile; a unique
-    // violation there would abort the completion with it, so the queue claims on its own.
-    return this.finishRun(completion, this.dialect.rowLocks ? undefined : claimFor);
+    return this.finishRun(completion, claimFor);
   }
 
   private finishRun(
@@ -392,10 +390,4 @@ export class SqlRunStore implements RunStore {
   recover(options: RecoverOptions): Promise<RecoveryReport> {
     return recoverRuns(this.db, this.dialect, options);
   }
-}
-
-/** The cancel an earlier attempt of a claimed run did not live to honour (ClaimedRun.cancelAction). */
-function cancelOf(row: { cancel_action: string | null }): Pick<ClaimedRun, "cancelAction"> {
-  const action = row.cancel_action;
-  return action === "interrupt" || action === "rollback" ? { cancelAction: action } : {};
 }
