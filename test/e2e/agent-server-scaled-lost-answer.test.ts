@@ -48,7 +48,7 @@ if (!SCALED_SERVICES) {
     it("a claim that took effect unheard is run anyway, once, when its lease expires", async () => {
       await startWorker();
       const thread = await client().threads.create();
-      const lost = proxy?.loseAnswer("latest_checkpoint_run_id", "UPDATE 1");
+      const lost = proxy?.loseAnswer("latest_checkpoint_run_id", "SELECT 1");
       const run = await client().runs.create(thread.thread_id, "slow", { input: sleepy(10, "claimed") });
       await within(30_000, "the claim's answer lost", lost ?? Promise.resolve());
       // The lease is 3 s and the reaper looks every 0.5 s.

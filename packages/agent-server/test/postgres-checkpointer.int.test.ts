@@ -229,4 +229,51 @@ describe("Berth's PostgreSQL checkpointer", {
       ["one", "answer: a", "two", "answer: b"],
     );
   });
+  it("answers a run's first read from what it holds only when the claim saw that checkpoint", async () => {
+    const { berth, pool, schema } = await savers();
+    const other = postgresCheckpointer(pool, schema).saver;
+    const config = { configurable: { thread_id: "t6" } };
+    const echo = (saver: BaseCheckpointSaver) =>
+      new StateGraph(MessagesAnnotation)
+        .addNode("echo", (state: typeof MessagesAnnotation.State) => ({
+          messages: [new AIMessage({ content: `echo ${state.messages.length}` })],
+        }))
+        .addEdge(START, "echo")
+        .compile({ checkpointer: saver });
+    const reads: string[] = [];
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
+      const first = args[0] as string | { text: string };
+      const text = typeof first === "string" ? first : first.text;
+      if (/^\s*select/i.test(text)) reads.push(text);
+      return query(...args);
+    };
+    // Nothing yet: the claim saw no checkpoint, so the read is not sent.
+    berth.expectLatest("t6", null);
+    assert.equal(await berth.getTuple(config), undefined);
+    assert.equal(reads.length, 0);
+    await echo(berth).invoke({ messages: [{ role: "user", content: "a" }] }, config);
+    const mine = await berth.getTuple(config);
+    assert.ok(mine);
+    // The claim saw the checkpoint this process wrote last: answered without a statement.
+    reads.length = 0;
+    berth.expectLatest("t6", { id: String(mine.config.configurable?.checkpoint_id), writes: 0 });
+    assert.deepEqual((await berth.getTuple(config))?.checkpoint, mine.checkpoint);
+    assert.equal(reads.length, 0);
+    // Another process ran the thread since: the claim saw its checkpoint, so the read goes out.
+    await echo(other).invoke({ messages: [{ role: "user", content: "b" }] }, config);
+    const theirs = await other.getTuple(config);
+    berth.expectLatest("t6", { id: String(theirs?.config.configurable?.checkpoint_id), writes: 0 });
+    const state = await echo(berth).getState(config);
+    assert.deepEqual(
+      (state.values.messages as Array<{ content: unknown }>).map((m) => m.content),
+      ["a", "echo 1", "b", "echo 3"],
+    );
+    assert.ok(reads.length > 0);
+    // A withdrawn expectation is not used.
+    reads.length = 0;
+    const withdraw = berth.expectLatest("t6", null);
+    withdraw();
+    assert.ok(await berth.getTuple(config));
+  });
 });

@@ -76,6 +76,7 @@ export async function processRun(
   const timeout = setTimeout(() => stop("timeout"), config.runTimeoutMs);
 
   let ended: RunOutcome | null = null;
+  let withdrawExpectation: (() => void) | undefined;
   const startedAt = new Date().toISOString();
   deps.broker.open(run.run_id, { resumable: run.kwargs.resumable, executing: true });
   // The API sent attempt 1's metadata on acceptance; a re-attempt (after a crash) announces itself.
@@ -110,6 +111,9 @@ export async function processRun(
         ? claim.latestCheckpointRunId
         : await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
     let completion: Omit<RunCompletion, "runId" | "token" | "thread"> & { thread: ThreadAfterRun | null };
+    // The run's first read of the thread may be answered from what this process holds (PostgreSQL).
+    if (claim.latestCheckpoint !== undefined)
+      withdrawExpectation = deps.checkpoints.expectLatest?.(run.thread_id, claim.latestCheckpoint);
     try {
       controller.signal.throwIfAborted();
       const thread = await executeRun({
@@ -185,6 +189,8 @@ export async function processRun(
     );
     if (applied) ended = { status: "error", error: failure };
   } finally {
+    // Not read (the run stopped first): withdrawn, so no later read of the thread relies on it.
+    withdrawExpectation?.();
     clearInterval(heartbeat);
     clearTimeout(timeout);
     unsubscribeCancel();

@@ -44,10 +44,22 @@ export interface ClaimedRun {
    */
   latestCheckpointRunId?: string | null;
   /**
+   * The thread's latest root checkpoint as the claim saw it (null: none), for the checkpointer to
+   * answer the run's first read from what it holds (CheckpointAdmin.expectLatest). Undefined when
+   * the claim did not read it.
+   */
+  latestCheckpoint?: LatestCheckpoint | null;
+  /**
    * A cancel recorded while an earlier attempt ran (its worker died or handed the run back before
    * hearing it): the worker stops this attempt at once, with that action.
    */
   cancelAction?: "interrupt" | "rollback";
+}
+
+/** A checkpoint as a claim reports it: its id and how many pending writes it has. */
+export interface LatestCheckpoint {
+  id: string;
+  writes: number;
 }
 
 /** Fields of a run to insert (status `pending`, attempt 0). */
@@ -314,6 +326,12 @@ export interface CheckpointAdmin {
    * report), read without loading the checkpoint itself; undefined when there is none.
    */
   latestRunId(threadId: string): Promise<string | undefined>;
+  /**
+   * What a claim saw as the thread's latest root checkpoint, just before its run starts: the
+   * checkpointer may answer that run's first read of the thread from what it holds when it is
+   * that checkpoint, without asking the database. Returns what withdraws it if still unread.
+   */
+  expectLatest?(threadId: string, latest: LatestCheckpoint | null): () => void;
 }
 
 /** The storage port: one backend (SQLite files, or a PostgreSQL database) behind it. */

@@ -26,6 +26,9 @@ export function postgresCheckpointer(
     }
   };
   const admin: CheckpointAdmin = {
+    expectLatest(threadId, latest) {
+      return saver.expectLatest(threadId, latest);
+    },
     async latestRunId(threadId) {
       // The saver's own getTuple picks the latest checkpoint the same way (highest id in the namespace).
       const result = await pool.query<{ run_id: string | null }>(

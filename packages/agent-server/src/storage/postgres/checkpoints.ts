@@ -12,8 +12,9 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
 import { mergeRunMetadata } from "../checkpoint-metadata.js";
 import type { CheckpointSerializer } from "../checkpoint-serde.js";
+import type { LatestCheckpoint } from "../types.js";
 import { CheckpointWriteLanes } from "./checkpoint-write-lanes.js";
-import { HeldTuples } from "./held-tuples.js";
+import { type HeldTuple, HeldTuples, type HeldWrite } from "./held-tuples.js";
 
 /** A row of `latestIfHeld`: the official read's columns (null when held) and whether it is held. */
 interface LatestRow {
@@ -54,6 +55,8 @@ export class BerthPostgresSaver extends PostgresSaver {
   private readonly lanes = new CheckpointWriteLanes((text, values) => this.write(text, values));
   /** The latest checkpoint this process wrote per thread namespace (see getTuple). */
   private readonly held = new HeldTuples();
+  /** Latest root checkpoints claims reported, until their run's first read (see expectLatest). */
+  private readonly expected = new Map<string, { latest: LatestCheckpoint | null }>();
   /** The official read of the latest checkpoint, its rows left out when the held tuple is it. */
   private readonly latestIfHeld: string;
 
@@ -274,31 +277,49 @@ export class BerthPostgresSaver extends PostgresSaver {
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable ?? {};
     const key = `${thread_id}\u0000${checkpoint_ns}`;
+    const expected = checkpoint_id ? undefined : this.expected.get(key)?.latest;
+    this.expected.delete(key);
     const held = checkpoint_id ? undefined : this.held.get(key);
-    if (!held || !this.lanes.idle(key)) return super.getTuple(config);
+    const idle = this.lanes.idle(key);
+    // What the run's claim saw: nothing to read, or the tuple held here, with no round trip.
+    if (expected === null && idle) {
+      this.held.forget(key);
+      return undefined;
+    }
+    if (expected && held && idle && expected.id === held.checkpointId && expected.writes === held.writes.size)
+      return this.fromHeld(thread_id, checkpoint_ns, held, [...held.writes.values()]);
+    if (!held || !idle) return super.getTuple(config);
     const writes = [...held.writes.values()];
     const result = await this.db.query<LatestRow>(
       this.named(this.latestIfHeld, [thread_id, checkpoint_ns, held.checkpointId, writes.length]),
     );
     const row = result.rows[0];
     if (!row) return undefined;
+    if (row.held) return this.fromHeld(thread_id, checkpoint_ns, held, writes);
+    // Written elsewhere since: the official read's rows, from the same statement (a checkpoint
+    // of a format before v4 goes through the official read, which migrates its pending sends).
+    if (!row.checkpoint || (row.checkpoint.v < 4 && row.parent_checkpoint_id != null))
+      return super.getTuple(config);
     const configurable = { thread_id, checkpoint_ns, checkpoint_id: row.checkpoint_id };
-    const parentConfig = row.parent_checkpoint_id
-      ? { configurable: { ...configurable, checkpoint_id: row.parent_checkpoint_id } }
-      : undefined;
-    if (!row.held) {
-      // Written elsewhere since: the official read's rows, from the same statement (a checkpoint
-      // of a format before v4 goes through the official read, which migrates its pending sends).
-      if (!row.checkpoint || (row.checkpoint.v < 4 && row.parent_checkpoint_id != null))
-        return super.getTuple(config);
-      return {
-        config: { configurable },
-        checkpoint: await this._loadCheckpoint(row.checkpoint, row.channel_values ?? []),
-        metadata: await this._loadMetadata(row.metadata ?? {}),
-        parentConfig,
-        pendingWrites: await this._loadWrites(row.pending_writes ?? []),
-      };
-    }
+    return {
+      config: { configurable },
+      checkpoint: await this._loadCheckpoint(row.checkpoint, row.channel_values ?? []),
+      metadata: await this._loadMetadata(row.metadata ?? {}),
+      parentConfig: row.parent_checkpoint_id
+        ? { configurable: { ...configurable, checkpoint_id: row.parent_checkpoint_id } }
+        : undefined,
+      pendingWrites: await this._loadWrites(row.pending_writes ?? []),
+    };
+  }
+
+  /** The tuple the official read would return for the rows held. */
+  private async fromHeld(
+    thread_id: string,
+    checkpoint_ns: string,
+    held: HeldTuple,
+    writes: HeldWrite[],
+  ): Promise<CheckpointTuple> {
+    const configurable = { thread_id, checkpoint_ns, checkpoint_id: held.checkpointId };
     const load = (type: string, bytes: Uint8Array) => this.serializer.loadsTyped(type, bytes);
     // In the order PostgreSQL lists a jsonb object's keys (shorter first), as the official read.
     const channels = [...held.blobs].sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
@@ -316,12 +337,29 @@ export class BerthPostgresSaver extends PostgresSaver {
         channel_values: Object.fromEntries(values),
       },
       metadata: await this._loadMetadata(JSON.parse(held.metadataJson)),
-      parentConfig,
+      parentConfig: held.parentId
+        ? { configurable: { ...configurable, checkpoint_id: held.parentId } }
+        : undefined,
       pendingWrites: await Promise.all(
         writes.map(
           async (w) => [w.taskId, w.channel, await load(w.type, w.bytes)] as [string, string, unknown],
         ),
       ),
+    };
+  }
+
+  /**
+   * What the claim of a run on `threadId` saw as its latest root checkpoint (CheckpointAdmin's
+   * `expectLatest`): the run's first read of the thread is answered from the tuple held when it
+   * is that checkpoint with as many pending writes (a claim sees the thread's previous run ended,
+   * and no other run writes to the thread while this one holds it). Kept for that one read.
+   */
+  expectLatest(threadId: string, latest: LatestCheckpoint | null): () => void {
+    const key = `${threadId}\u0000`;
+    const expectation = { latest };
+    this.expected.set(key, expectation);
+    return () => {
+      if (this.expected.get(key) === expectation) this.expected.delete(key);
     };
   }
 

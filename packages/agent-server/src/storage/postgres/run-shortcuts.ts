@@ -144,15 +144,24 @@ where run_id = (
 ) and status = 'pending'`;
 
 /**
- * The claim, which also returns the run id of the thread's latest checkpoint (the checkpointer's
+ * The thread's latest root checkpoint as a claim reports it: its run id (the checkpointer's
  * `latestRunId`, same order; its tables share the schema and the search_path), which the worker
- * would otherwise read in a round trip of its own to decide whether the run resumes.
+ * would otherwise read in a round trip of its own to decide whether the run resumes, and its id
+ * and number of pending writes, with which the checkpointer answers the run's first read from
+ * what it holds (BerthPostgresSaver.expectLatest). `$thread` is the claimed run's thread.
  */
-const CLAIM = `${claimUpdate({ nowMs: "$1", owner: "$2", token: "$3", expiresAt: "$4", now: "$5" })}
-returning *, (
-  select c.metadata->>'run_id' from checkpoints c
-  where c.thread_id = runs.thread_id and c.checkpoint_ns = '' order by c.checkpoint_id desc limit 1
-) as latest_checkpoint_run_id`;
+const latestCheckpointOf = (thread: string) => `
+  select c.metadata->>'run_id' as run_id, c.checkpoint_id,
+    (select count(*) from checkpoint_writes w
+     where w.thread_id = c.thread_id and w.checkpoint_ns = '' and w.checkpoint_id = c.checkpoint_id) as writes
+  from checkpoints c where c.thread_id = ${thread} and c.checkpoint_ns = '' order by c.checkpoint_id desc limit 1`;
+
+/** The claim, with its thread's latest checkpoint (read in the claim's snapshot, which saw the previous run end). */
+const CLAIM = `with claimed as (${claimUpdate({ nowMs: "$1", owner: "$2", token: "$3", expiresAt: "$4", now: "$5" })}
+returning *)
+select claimed.*, l.run_id as latest_checkpoint_run_id, l.checkpoint_id as latest_checkpoint_id,
+  l.writes as latest_checkpoint_writes
+from claimed left join lateral (${latestCheckpointOf("claimed.thread_id")}) l on true`;
 
 /**
  * `berth_finish_run`, then the claim when the finish applied: a run's end refills its worker's
@@ -167,7 +176,8 @@ const FINISH_RUN_AND_CLAIM = `
 create or replace function berth_finish_run_and_claim(
   p_run_id text, p_token text, p_status text, p_error text, p_values text, p_interrupts text, p_now text,
   p_owner text, p_claim_token text, p_expires_at bigint, p_now_ms bigint, p_claimed_at text
-) returns table (applied boolean, claimed runs, latest_checkpoint_run_id text) language plpgsql as $$
+) returns table (applied boolean, claimed runs, latest_checkpoint_run_id text, latest_checkpoint_id text,
+  latest_checkpoint_writes bigint) language plpgsql as $$
 begin
   applied := berth_finish_run(p_run_id, p_token, p_status, p_error, p_values, p_interrupts, p_now);
   if applied then
@@ -184,8 +194,9 @@ begin
       claimed := null;
     end;
     if claimed.run_id is not null then
-      select c.metadata->>'run_id' into latest_checkpoint_run_id from checkpoints c
-      where c.thread_id = claimed.thread_id and c.checkpoint_ns = '' order by c.checkpoint_id desc limit 1;
+      select l.run_id, l.checkpoint_id, l.writes
+      into latest_checkpoint_run_id, latest_checkpoint_id, latest_checkpoint_writes
+      from (${latestCheckpointOf("claimed.thread_id").trim()}) l;
     end if;
   end if;
   return next;
@@ -224,16 +235,28 @@ const finishArgs = (c: ShortcutFinish) => [
   c.now,
 ];
 
-/** A claimed row as the statements return it: the run's columns and its latest checkpoint's run id. */
-type ClaimedRow = Selectable<RunsTable> & { latest_checkpoint_run_id: string | null };
+/** A claimed row as the statements return it: the run's columns and its thread's latest checkpoint. */
+type ClaimedRow = Selectable<RunsTable> & {
+  latest_checkpoint_run_id: string | null;
+  latest_checkpoint_id: string | null;
+  latest_checkpoint_writes: number | null;
+};
 
 function claimedOf(row: ClaimedRow): ShortcutClaimed {
-  const { latest_checkpoint_run_id, ...run } = row;
-  return { row: run, latestCheckpointRunId: latest_checkpoint_run_id };
+  const { latest_checkpoint_run_id, latest_checkpoint_id, latest_checkpoint_writes, ...run } = row;
+  return {
+    row: run,
+    latestCheckpointRunId: latest_checkpoint_run_id,
+    latestCheckpoint:
+      latest_checkpoint_id === null
+        ? null
+        : { id: latest_checkpoint_id, writes: Number(latest_checkpoint_writes) },
+  };
 }
 
 /** The finish-and-claim's one statement: the claimed run's columns are null when none was claimed. */
-const FINISH_AND_CLAIM_CALL = `select f.applied, (f.claimed).*, f.latest_checkpoint_run_id
+const FINISH_AND_CLAIM_CALL = `select f.applied, (f.claimed).*, f.latest_checkpoint_run_id, f.latest_checkpoint_id,
+  f.latest_checkpoint_writes
 from berth_finish_run_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) f`;
 
 /** RunShortcuts over the functions above (the statements' text is fixed: no compile per call). */

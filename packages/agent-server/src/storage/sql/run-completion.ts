@@ -111,8 +111,11 @@ async function finishAndClaim(
   });
   if (!claimed) return { applied, next: undefined };
   // As the queue's own claim answers it: a queued run may have run before (not `fresh`).
-  const { row, latestCheckpointRunId } = claimed;
-  return { applied, next: { run: fromRow(row), token, latestCheckpointRunId, ...cancelOf(row) } };
+  const { row, latestCheckpointRunId, latestCheckpoint } = claimed;
+  return {
+    applied,
+    next: { run: fromRow(row), token, latestCheckpointRunId, latestCheckpoint, ...cancelOf(row) },
+  };
 }
 
 /**

@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely, Selectable } from "kysely";
 import { StaleReadsError } from "../stale-reads.js";
-import type { CreateReads, CreateRunRequest, CreateRunResult, RunRecord } from "../types.js";
+import type {
+  CreateReads,
+  CreateRunRequest,
+  CreateRunResult,
+  LatestCheckpoint,
+  RunRecord,
+} from "../types.js";
 import type { AgentServerDb, RunsTable } from "./schema.js";
 
 /** A run row to insert, as the create's one-statement path takes it. */
@@ -84,10 +90,11 @@ export interface ShortcutClaim {
   now: string;
 }
 
-/** A run as a claim shortcut claimed it, with its thread's latest checkpoint's run id. */
+/** A run as a claim shortcut claimed it, with its thread's latest checkpoint (ClaimedRun's fields). */
 export interface ShortcutClaimed {
   row: Selectable<RunsTable>;
   latestCheckpointRunId: string | null;
+  latestCheckpoint: LatestCheckpoint | null;
 }
 
 /** Whether any string holds a NUL character (the Kysely path's guard answers those as a 400). */

@@ -239,8 +239,8 @@ export class SqlRunStore implements RunStore {
         now,
       });
       if (!claimed) return undefined;
-      const { row, latestCheckpointRunId } = claimed;
-      return { run: fromRow(row), token, latestCheckpointRunId, ...cancelOf(row) };
+      const { row, latestCheckpointRunId, latestCheckpoint } = claimed;
+      return { run: fromRow(row), token, latestCheckpointRunId, latestCheckpoint, ...cancelOf(row) };
     }
     return this.db.transaction().execute((trx) => this.claimIn(trx, { owner, leaseMs, nowMs }));
   }
