@@ -207,7 +207,9 @@ export class BerthPostgresSaver extends PostgresSaver {
           channel,
           version.toString(),
           type,
-          value ? new Uint8Array(value) : undefined,
+          // Not copied (the official saver copies): the serializer's bytes are never changed, it
+          // keeps them for the next read, and the held tuple shares them.
+          value ?? undefined,
         ] as const;
       }),
     );
