@@ -3,18 +3,15 @@
 // server itself is left alone). Requests meanwhile get 503, no accepted run is lost, and every
 // one ends afterwards. Needs DATABASE_URL and REDIS_URL; skips with a notice without them.
 import assert from "node:assert/strict";
-import { after, describe, it, test } from "node:test";
+import { after, describe, it } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
 import { sleepy, statusOf } from "./helpers.js";
 import { mapLimit } from "./load-helpers.js";
 import { PostgresProxy } from "./pg-proxy.js";
-import { SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
+import { SCALED_SERVICES, skipWithoutServices, useScaledCluster } from "./scaled-helpers.js";
 
 if (!SCALED_SERVICES) {
-  console.log("# DATABASE_URL or REDIS_URL is not set: the PostgreSQL outage test is skipped.");
-  test("scaled-out agent server: PostgreSQL outage", {
-    skip: "DATABASE_URL or REDIS_URL is not set",
-  }, () => {});
+  skipWithoutServices("the PostgreSQL outage test is", "scaled-out agent server: PostgreSQL outage");
 } else {
   const services = SCALED_SERVICES;
   let proxy: PostgresProxy | undefined;

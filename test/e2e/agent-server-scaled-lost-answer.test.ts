@@ -4,11 +4,11 @@
 // reaper skipped: nobody ever ran it. A run's finish lost that way left its end unsignalled.
 // The proxy in front of PostgreSQL loses exactly one such answer. Needs DATABASE_URL and REDIS_URL.
 import assert from "node:assert/strict";
-import { after, describe, it, test } from "node:test";
+import { after, describe, it } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
 import { sleepy } from "./helpers.js";
 import { PostgresProxy } from "./pg-proxy.js";
-import { SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
+import { SCALED_SERVICES, skipWithoutServices, useScaledCluster } from "./scaled-helpers.js";
 
 /** `promise`, or a failure naming `what` after `ms`: a hang here is the defect under test. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -24,10 +24,7 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
 }
 
 if (!SCALED_SERVICES) {
-  console.log("# DATABASE_URL or REDIS_URL is not set: the lost-answer tests are skipped.");
-  test("scaled-out agent server: answers lost after a commit", {
-    skip: "DATABASE_URL or REDIS_URL is not set",
-  }, () => {});
+  skipWithoutServices("the lost-answer tests are", "scaled-out agent server: answers lost after a commit");
 } else {
   const services = SCALED_SERVICES;
   let proxy: PostgresProxy | undefined;

@@ -3,7 +3,7 @@
 // exports both); skips with a notice without them. Where redis-server is installed the suite runs
 // its own Redis (the outage test stops it), so other files' streams on the shared one are safe.
 import assert from "node:assert/strict";
-import { describe, it, test } from "node:test";
+import { describe, it } from "node:test";
 import type { Client } from "@langchain/langgraph-sdk";
 import { Redis } from "ioredis";
 import { sleepy, statusOf, untilRunning } from "./helpers.js";
@@ -18,14 +18,13 @@ import {
   sampleOverlaps,
 } from "./load-helpers.js";
 import { CAN_RUN_PRIVATE_REDIS, type PrivateRedis, REDIS_SERVER } from "./private-redis.js";
-import { SCALED_SERVICES, useScaledCluster } from "./scaled-helpers.js";
+import { SCALED_SERVICES, skipWithoutServices, useScaledCluster } from "./scaled-helpers.js";
 
 const THREADS = 200;
 const RUNS_PER_THREAD = 5;
 
 if (!SCALED_SERVICES) {
-  console.log("# DATABASE_URL or REDIS_URL is not set: the scaled-out agent server tests are skipped.");
-  test("scaled-out agent server", { skip: "DATABASE_URL or REDIS_URL is not set" }, () => {});
+  skipWithoutServices("the scaled-out agent server tests are", "scaled-out agent server");
 } else {
   // The outage test stops and restarts Redis: the suite runs a Redis of its own for that, since
   // other test files use the shared one at the same time.

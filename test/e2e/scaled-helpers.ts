@@ -2,7 +2,7 @@
 // on the PostgreSQL and Redis CI exports (DATABASE_URL, REDIS_URL), each cluster in a fresh schema
 // and under a fresh Redis key prefix (or on a Redis of its own, for a test that stops Redis).
 import { randomBytes } from "node:crypto";
-import { after, before } from "node:test";
+import { after, before, test } from "node:test";
 import { type SpawnedServer, spawnBerth } from "@berth-platform/testkit";
 import { Client } from "@langchain/langgraph-sdk";
 import { Redis } from "ioredis";
@@ -15,6 +15,15 @@ export const SCALED_SERVICES =
   process.env.DATABASE_URL && process.env.REDIS_URL
     ? { databaseUrl: process.env.DATABASE_URL, redisUrl: process.env.REDIS_URL }
     : undefined;
+
+/**
+ * Without PostgreSQL and Redis (a newcomer's laptop): says so, and records `title` as skipped so
+ * the report shows what did not run.
+ */
+export function skipWithoutServices(what: string, title: string): void {
+  console.log(`# DATABASE_URL or REDIS_URL is not set: ${what} skipped.`);
+  test(title, { skip: "DATABASE_URL or REDIS_URL is not set" }, () => {});
+}
 
 /** A running cluster: API and worker processes sharing one schema and one key prefix. */
 export interface ScaledCluster {

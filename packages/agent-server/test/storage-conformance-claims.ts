@@ -6,7 +6,7 @@ import pg from "pg";
 import { decideMultitask } from "../src/queue/multitask.js";
 import type { ClaimedRun, Storage } from "../src/storage/types.js";
 import { enqueue, newRun } from "./storage-conformance-runs.js";
-import { freshBackend, type StorageTarget } from "./storage-target.js";
+import { freshBackend, type StorageTarget, twoProcesses } from "./storage-target.js";
 
 /** The run store's claim-elsewhere cases on `target`. */
 export function claimCases(target: StorageTarget): void {
@@ -185,13 +185,7 @@ export function claimCases(target: StorageTarget): void {
 export function sharedClaimCases(target: StorageTarget): void {
   describe(`claims at a run's end, two processes: ${target.name}`, () => {
     it("one process ends runs claiming the next, the other claims: each run once, in order, every end kept", async () => {
-      const key = await target.fresh();
-      const a = await target.open(key);
-      const b = await target.open(key);
-      after(async () => {
-        await a.storage.close();
-        await b.storage.close();
-      });
+      const { a, b } = await twoProcesses(target, after);
       const threads = 12;
       const perThread = 5;
       for (let i = 0; i < perThread; i++)
@@ -313,6 +307,9 @@ export function claimConflictCases(target: StorageTarget, url: string): void {
       // The end's claim chose b1 and now waits for the other transaction's entry in the index.
       const deadline = Date.now() + 30_000;
       for (;;) {
+        // Inside a transaction PostgreSQL keeps its first view of pg_stat_activity: cleared so
+        // each poll sees the other backend now (without it the wait was missed under load).
+        await other.query("select pg_stat_clear_snapshot()");
         const waiting = await other.query(
           `select 1 from pg_stat_activity
            where pid <> pg_backend_pid() and wait_event_type = 'Lock'

@@ -6,7 +6,7 @@ import { after, describe, it } from "node:test";
 import { ConflictError } from "../src/errors.js";
 import { decideMultitask } from "../src/queue/multitask.js";
 import type { NewRun, Storage } from "../src/storage/types.js";
-import { freshBackend, type StorageTarget } from "./storage-target.js";
+import { freshBackend, type StorageTarget, twoProcesses } from "./storage-target.js";
 
 export function newRun(runId: string, threadId: string, availableAt = 0): NewRun {
   return {
@@ -262,13 +262,7 @@ export function runStoreCases(target: StorageTarget): void {
 export function sharedRunStoreCases(target: StorageTarget): void {
   describe(`run store shared by two processes: ${target.name}`, () => {
     it("concurrent claimers: each run once, per-thread order, never two running on a thread", async () => {
-      const key = await target.fresh();
-      const a = await target.open(key);
-      const b = await target.open(key);
-      after(async () => {
-        await a.storage.close();
-        await b.storage.close();
-      });
+      const { a, b } = await twoProcesses(target, after);
       const threads = 20;
       const perThread = 5;
       for (let i = 0; i < perThread; i++)
@@ -320,13 +314,7 @@ export function sharedRunStoreCases(target: StorageTarget): void {
     });
 
     it("reject creates from two processes on one new thread: exactly one is accepted", async () => {
-      const key = await target.fresh();
-      const a = await target.open(key);
-      const b = await target.open(key);
-      after(async () => {
-        await a.storage.close();
-        await b.storage.close();
-      });
+      const { a, b } = await twoProcesses(target, after);
       const results = await Promise.allSettled(
         Array.from({ length: 10 }, (_, i) =>
           enqueue(i % 2 ? a.storage : b.storage, `r${i}`, "T", 0, "reject"),
@@ -336,13 +324,7 @@ export function sharedRunStoreCases(target: StorageTarget): void {
     });
 
     it("two reapers: an expired lease is requeued once; a live worker's lease is left alone", async () => {
-      const key = await target.fresh();
-      const a = await target.open(key);
-      const b = await target.open(key);
-      after(async () => {
-        await a.storage.close();
-        await b.storage.close();
-      });
+      const { a, b } = await twoProcesses(target, after);
       await enqueue(a.storage, "dead", "T1");
       await enqueue(a.storage, "alive", "T2");
       const now = Date.now();

@@ -23,3 +23,21 @@ export async function freshBackend(
   after(() => backend.storage.close());
   return backend;
 }
+
+/**
+ * Two backends open at once on one fresh database of a shared adapter, as two processes would be;
+ * both closed when the test ends.
+ */
+export async function twoProcesses(
+  target: StorageTarget,
+  after: (fn: () => Promise<void>) => void,
+): Promise<{ a: StorageBackend; b: StorageBackend }> {
+  const key = await target.fresh();
+  const a = await target.open(key);
+  const b = await target.open(key);
+  after(async () => {
+    await a.storage.close();
+    await b.storage.close();
+  });
+  return { a, b };
+}
