@@ -322,6 +322,11 @@ export class BerthPostgresSaver extends PostgresSaver {
     writes: HeldWrite[],
   ): Promise<CheckpointTuple> {
     const configurable = { thread_id, checkpoint_ns, checkpoint_id: held.checkpointId };
+    // The official read's order, by task then index (special channels' negative indexes first);
+    // task ids are UUIDs of one shape, which order the same by code unit as by the collation.
+    const ordered = [...writes].sort(
+      (a, b) => (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0) || a.idx - b.idx,
+    );
     const load = (type: string, bytes: Uint8Array) => this.serializer.loadsTyped(type, bytes);
     // In the order PostgreSQL lists a jsonb object's keys (shorter first), as the official read.
     const channels = [...held.blobs].sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
@@ -343,7 +348,7 @@ export class BerthPostgresSaver extends PostgresSaver {
         ? { configurable: { ...configurable, checkpoint_id: held.parentId } }
         : undefined,
       pendingWrites: await Promise.all(
-        writes.map(
+        ordered.map(
           async (w) => [w.taskId, w.channel, await load(w.type, w.bytes)] as [string, string, unknown],
         ),
       ),
