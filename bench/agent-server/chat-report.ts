@@ -59,9 +59,9 @@ export const CHAT_PLANS: Record<"full" | "quick", ChatPlan> = {
  * in the window (1.25× to 1.92× turn 50 / turn 1 for the same build, quiet machine); ±2 (five
  * waves, 160 runs, as many as turn 1's FIRST_TURN_WAVES) averages over about one GC cycle.
  */
-const SWEEP_WINDOW = 2;
+export const SWEEP_WINDOW = 2;
 /** A growth ratio's turn 1: the control waves run within this many turns of the turn measured. */
-const CONTROL_SPAN = 10;
+export const CONTROL_SPAN = 10;
 
 export interface ChatGraphFigures {
   sequential: PhaseResult;

@@ -34,38 +34,91 @@ const { values } = parseArgs({
     top: { type: "string", default: "40" },
     /** Only the sweep's CPU per run at turns 1, 10, 50, 100, without the profiler (an A/B check). */
     "no-prof": { type: "boolean", default: false },
+    /** Summarise the profile and sweep a previous run kept in DIR (`--keep DIR`), without a run. */
+    analyse: { type: "string" },
   },
 });
 const graphId = values.graph as GraphId;
-const dir = values.keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "berth-prof-"));
+const dir = values.analyse ?? values.keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "berth-prof-"));
 fs.mkdirSync(dir, { recursive: true });
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-prof-data-"));
+const sweep = values.analyse
+  ? (JSON.parse(fs.readFileSync(path.join(dir, "sweep.json"), "utf8")) as TurnSweep)
+  : await profiledSweep();
 
-const server = await startBerth(dataDir, {
-  workers: 1,
-  nodeArgs: values["no-prof"] ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
-});
-let sweep: TurnSweep | undefined;
-try {
-  await warmUp(server.url, graphId, 20);
-  await warmUpUnderLoad(server.url, graphId, 32, 4_000);
-  sweep = await turnSweep(server, graphId, Number(values.threads), Number(values.turns), "http", (l) =>
-    process.stdout.write(`${l}\n`),
-  );
-  const done = sweep;
-  fs.writeFileSync(path.join(dir, "sweep.json"), JSON.stringify(sweep));
-  const at = (t: number) => cpuAround(done, t, 1)?.toFixed(2);
-  const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-  process.stdout.write(
-    `CPU ms/run (±1 turn): turn 1 ${at(1)}, 10 ${at(10)}, 50 ${at(50)}, 100 ${at(100)}; load average ${load}\n`,
-  );
-} finally {
-  await server.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+async function profiledSweep(): Promise<TurnSweep | undefined> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-prof-data-"));
+  const server = await startBerth(dataDir, {
+    workers: 1,
+    nodeArgs: values["no-prof"] ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+  });
+  try {
+    await warmUp(server.url, graphId, 20);
+    await warmUpUnderLoad(server.url, graphId, 32, 4_000);
+    // Every thread's CPU at each wave's start and end (turnSweep reads cpuMs exactly there).
+    const snapshots: Array<Map<string, number>> = [];
+    const counted = {
+      ...server,
+      cpuMs: () => {
+        snapshots.push(server.threadCpuMs());
+        return server.cpuMs();
+      },
+    };
+    const done = await turnSweep(
+      counted,
+      graphId,
+      Number(values.threads),
+      Number(values.turns),
+      "http",
+      (l) => process.stdout.write(`${l}\n`),
+    );
+    printThreadGrowth(done, snapshots);
+    fs.writeFileSync(path.join(dir, "sweep.json"), JSON.stringify(done));
+    const at = (t: number) => cpuAround(done, t, 1)?.toFixed(2);
+    const load = fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+    process.stdout.write(
+      `CPU ms/run (±1 turn): turn 1 ${at(1)}, 10 ${at(10)}, 50 ${at(50)}, 100 ${at(100)}; load average ${load}\n`,
+    );
+    return done;
+  } finally {
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 if (values["no-prof"]) process.exit(0);
 
-const file = fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+/** Each thread's CPU per run in turns 2–11 and the last ten turns (which thread's share grows). */
+function printThreadGrowth(done: TurnSweep, snapshots: Array<Map<string, number>>): void {
+  const perRun = (pick: (turn: TurnSweep["turns"][number]) => boolean) => {
+    const ms = new Map<string, number>();
+    let runs = 0;
+    done.turns.forEach((w, i) => {
+      if (!pick(w)) return;
+      const [a, b] = [snapshots[2 * i], snapshots[2 * i + 1]];
+      if (!a || !b) return;
+      runs += w.latency.count;
+      for (const [k, v] of b) ms.set(k, (ms.get(k) ?? 0) + v - (a.get(k) ?? v));
+    });
+    for (const [k, v] of ms) ms.set(k, v / Math.max(1, runs));
+    return ms;
+  };
+  const main = done.turns.filter((w) => w.controlAfter === undefined);
+  const lastTen = new Set(main.slice(-10));
+  const early = perRun((w) => w.controlAfter === undefined && w.turn >= 2 && w.turn <= 11);
+  const late = perRun((w) => lastTen.has(w));
+  process.stdout.write("\nCPU ms per run by thread, turns 2–11 → last ten turns\n");
+  for (const [k, v] of [...late].sort((x, y) => y[1] - x[1]))
+    if (v > 0.005)
+      process.stdout.write(
+        `${(early.get(k) ?? 0).toFixed(3).padStart(7)} → ${v.toFixed(3).padStart(7)}  ${k}\n`,
+      );
+}
+
+// The main thread's profile of the newest run in the directory (worker threads write their own).
+const file = fs
+  .readdirSync(dir)
+  .filter((f) => /\.0\.\d+\.cpuprofile$/.test(f))
+  .sort()
+  .at(-1);
 if (!file) throw new Error(`no .cpuprofile in ${dir}`);
 const profile = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as Profile;
 const total = profile.samples.length;

@@ -13,6 +13,8 @@ export interface RunningServer {
   readonly logLines: () => readonly string[];
   /** CPU time (user + system) used so far by every process of the server's group; undefined off Linux. */
   cpuMs(): number | undefined;
+  /** groupThreadCpuMs of the server's group (empty off Linux). */
+  threadCpuMs(): Map<string, number>;
   /**
    * Resident memory (VmRSS of /proc/<pid>/status) of the process the bench spawned, in bytes;
    * undefined off Linux or once it is gone. For Berth that is the server itself; for the peer it
@@ -140,6 +142,7 @@ async function startProcess(args: {
       url,
       logLines: () => afterUp,
       cpuMs: () => groupCpuMs(pgid),
+      threadCpuMs: () => groupThreadCpuMs(pgid),
       rssBytes: () => processRssBytes(pgid),
       stop,
     };
@@ -217,6 +220,26 @@ export function groupCpuMs(pgid: number): number | undefined {
   return ms;
 }
 
+/**
+ * Each live thread's time on CPU in a process group, in ms, by "pid/tid" (`main` for a process's
+ * main thread): which thread's share grows with the thread length (profile-chat.ts).
+ */
+export function groupThreadCpuMs(pgid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+      for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+        const onCpu = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+        out.set(`${pid}/${tid === pid ? "main" : tid}`, onCpu / 1e6);
+      }
+    } catch {}
+  }
+  return out;
+}
+
 /** The sum of a process's live threads' time on CPU (first field of schedstat, ns), in ms. */
 function threadsCpuMs(pid: string): number | undefined {
   let ns = 0;
@@ -271,6 +294,9 @@ export async function startBerth(
     env?: Record<string, string>;
     /** Options for node itself, before the CLI (profile-chat.ts: --cpu-prof, not allowed in NODE_OPTIONS). */
     nodeArgs?: string[];
+    /** Another build's `packages/cli/bin/berth.js` (sweep-ab.ts); default this tree's. */
+    cli?: string;
+    name?: string;
   } = {},
 ): Promise<RunningServer> {
   const workers = options.workers ?? 1;
@@ -280,11 +306,13 @@ export async function startBerth(
     );
   }
   return startProcess({
-    name: workers === "default" ? "Berth defaults" : workers === 1 ? "Berth" : `Berth --workers ${workers}`,
+    name:
+      options.name ??
+      (workers === "default" ? "Berth defaults" : workers === 1 ? "Berth" : `Berth --workers ${workers}`),
     command: process.execPath,
     argv: [
       ...(options.nodeArgs ?? []),
-      BERTH_CLI,
+      options.cli ?? BERTH_CLI,
       "dev",
       "--config",
       options.config ?? EXAMPLE_GRAPH_CONFIG,

@@ -48,18 +48,31 @@ export class CheckpointSerializer implements SerializerProtocol {
    * without parsing them (LatestWritten).
    */
   async dumpsTypedFor(key: string, data: unknown): Promise<[string, Uint8Array]> {
+    const { type, bytes } = await this.dumpFor(key, data);
+    return [type, bytes];
+  }
+
+  /**
+   * dumpsTypedFor, also saying which spans of the bytes were copied from the key's previous write
+   * (`reused`: where each starts in `bytes`, and the view of the previous write's bytes it copied).
+   * The SQLite saver stores such a checkpoint as its parent plus the rest (checkpoint-deltas.ts).
+   */
+  async dumpFor(
+    key: string,
+    data: unknown,
+  ): Promise<{ type: string; bytes: Uint8Array; reused: ReusedSpan[] }> {
     const previous = this.written.latest(key)?.messages.lists ?? [];
-    const { type, bytes, skeleton, pieces } = await this.dump(data, previous);
+    const { type, bytes, skeleton, pieces, reused } = await this.dump(data, previous);
     if (skeleton !== undefined && pieces !== undefined)
       this.written.set(key, bytes, { skeleton, values: pieces.values, messages: pieces.messages });
-    return [type, bytes];
+    return { type, bytes, reused: reused ?? [] };
   }
 
   /** `previous`: the lists of messages of the same key's last write, to extend (writeList). */
   private async dump(
     data: unknown,
     previous: readonly WrittenList[] = [],
-  ): Promise<{ type: string; bytes: Uint8Array; skeleton?: string; pieces?: Pieces }> {
+  ): Promise<{ type: string; bytes: Uint8Array; skeleton?: string; pieces?: Pieces; reused?: ReusedSpan[] }> {
     if (data instanceof Uint8Array) {
       const [type, bytes] = await this.base.dumpsTyped(data);
       return { type, bytes };
@@ -72,7 +85,8 @@ export class CheckpointSerializer implements SerializerProtocol {
     }
     const [type, skeletonBytes] = await this.base.dumpsTyped(shallow);
     const skeleton = this.decoder.decode(skeletonBytes);
-    return { type, bytes: this.splice(skeleton, pieces), skeleton, pieces };
+    const reused: ReusedSpan[] = [];
+    return { type, bytes: this.splice(skeleton, pieces, reused), skeleton, pieces, reused };
   }
 
   /**
@@ -81,7 +95,7 @@ export class CheckpointSerializer implements SerializerProtocol {
    * each list's JSON then becomes its view of the result, which the next step's writeList extends.
    * UTF-8 of the joined text is the join of the parts' UTF-8: every cut is at an ASCII character.
    */
-  private splice(text: string, pieces: Pieces): Uint8Array {
+  private splice(text: string, pieces: Pieces, reused: ReusedSpan[]): Uint8Array {
     const { json, lists } = pieces;
     const spans: Array<[list: WrittenList, start: number, end: number]> = [];
     const chunks: Uint8Array[] = [];
@@ -100,7 +114,10 @@ export class CheckpointSerializer implements SerializerProtocol {
       const list = lists[index];
       if (list) {
         const start = length;
-        if (list.head) add(list.head);
+        if (list.head) {
+          reused.push({ at: length, head: list.head });
+          add(list.head);
+        }
         if (list.tail) add(Buffer.from(list.tail));
         spans.push([list, start, length]);
       } else add(Buffer.from(json[index] ?? "null"));
@@ -236,6 +253,13 @@ function fillTokens(value: unknown, prefix: string, values: unknown[], depth: nu
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) record[key] = fillTokens(record[key], prefix, values, depth + 1);
   return record;
+}
+
+/** Bytes of a write copied from the same key's previous write: `head` is a view of those bytes. */
+export interface ReusedSpan {
+  /** Where the copy starts in the new write's bytes. */
+  at: number;
+  head: Uint8Array;
 }
 
 /** What a dump spliced: each token's JSON and value, and every message met, fingerprinted. */

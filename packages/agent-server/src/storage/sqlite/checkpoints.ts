@@ -11,22 +11,23 @@ import type { Database, Statement } from "better-sqlite3";
 import { mergeRunMetadata, streamFlushed } from "../checkpoint-metadata.js";
 import { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { CheckpointAdmin } from "../types.js";
+import { CheckpointChains } from "./checkpoint-chains.js";
+import { DELTA_TYPE } from "./checkpoint-deltas.js";
 import { SHARED_MMAP_BYTES } from "./database.js";
 
 /**
  * The official SQLite checkpointer, storing run context in checkpoint metadata. `put` writes the
- * official row as SqliteSaver does, with the checkpoint serialised as its thread's latest value
- * (CheckpointSerializer.dumpsTypedFor: the thread's next run reads it back without parsing its
- * messages) and the INSERT prepared once.
+ * official row, with the checkpoint serialised as its thread's latest value (CheckpointSerializer:
+ * the thread's next run reads it back without parsing its messages), or as a change to its parent
+ * row (CheckpointChains); the official reads see every row whole (readingWhole).
  */
 export class BerthSqliteSaver extends SqliteSaver {
-  private insert: Statement | undefined;
-
   constructor(
     db: Database,
     private readonly serializer: CheckpointSerializer,
+    private readonly chains: CheckpointChains,
   ) {
-    super(db, serializer);
+    super(readingWhole(db, chains.row), serializer);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
@@ -37,16 +38,22 @@ export class BerthSqliteSaver extends SqliteSaver {
     const ns = (config.configurable.checkpoint_ns as string | undefined) ?? "";
     const parentId = config.configurable.checkpoint_id as string | undefined;
     if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
-    const [[type, serializedCheckpoint], [metadataType, serializedMetadata]] = await Promise.all([
-      this.serializer.dumpsTypedFor(`${threadId}\u0000${ns}`, copyCheckpoint(checkpoint)),
+    const [{ type, bytes, reused }, [metadataType, serializedMetadata]] = await Promise.all([
+      this.serializer.dumpFor(`${threadId}\u0000${ns}`, copyCheckpoint(checkpoint)),
       this.serializer.dumpsTyped(stamped),
     ]);
     if (type !== metadataType)
       throw new Error("Failed to serialized checkpoint and metadata to the same type.");
-    this.insert ??= this.db.prepare(
-      "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
-    this.insert.run(threadId, ns, checkpoint.id, parentId, type, serializedCheckpoint, serializedMetadata);
+    this.chains.put({
+      threadId,
+      ns,
+      id: checkpoint.id,
+      parentId,
+      type,
+      bytes,
+      reused,
+      metadata: serializedMetadata,
+    });
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -76,7 +83,8 @@ export function openSqliteCheckpointer(
 } {
   const db = openSqliteFile(file, { backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (options.shared) db.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
-  const saver = new BerthSqliteSaver(db, new CheckpointSerializer());
+  const chains = new CheckpointChains(db);
+  const saver = new BerthSqliteSaver(db, new CheckpointSerializer(), chains);
   saver.init();
   // The saver stores metadata as JSON text in a BLOB column; its own filters read it the same way.
   const runCheckpoints =
@@ -86,6 +94,11 @@ export function openSqliteCheckpointer(
   );
   const deleteCheckpoints = db.prepare(
     `DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id IN (${runCheckpoints})`,
+  );
+  // Rows that stay, stored as a change to a row of the run (CheckpointChains.beforeDelete).
+  const dependents = db.prepare(
+    `SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id = ? AND type = '${DELTA_TYPE}'
+     AND parent_checkpoint_id IN (${runCheckpoints}) AND checkpoint_id NOT IN (${runCheckpoints})`,
   );
   // A copy's checkpoint metadata names the new thread, so history filters by thread keep working.
   const copyCheckpoints = db.prepare(
@@ -115,14 +128,49 @@ export function openSqliteCheckpointer(
       })();
     },
     async deleteThread(threadId) {
+      chains.forgetThread(threadId);
       await saver.deleteThread(threadId);
     },
     async deleteRunCheckpoints(threadId, runId) {
-      db.transaction(() => {
-        deleteWrites.run(threadId, threadId, runId);
-        deleteCheckpoints.run(threadId, threadId, runId);
-      })();
+      try {
+        db.transaction(() => {
+          type Dependent = { checkpoint_ns: string; checkpoint_id: string };
+          chains.beforeDelete(
+            threadId,
+            dependents.all(threadId, threadId, runId, threadId, runId) as Dependent[],
+          );
+          deleteWrites.run(threadId, threadId, runId);
+          deleteCheckpoints.run(threadId, threadId, runId);
+        })();
+      } finally {
+        chains.forgetThread(threadId);
+      }
     },
   };
   return { saver, admin, close: () => db.close() };
+}
+
+/**
+ * The database as the official saver uses it, with every row it reads made whole: a delta row's
+ * `checkpoint` becomes its full bytes (CheckpointChains.row). The saver reads with `get` and `all`.
+ */
+function readingWhole(db: Database, row: <T>(row: T) => T): Database {
+  const bound = <O extends object>(target: O, prop: string | symbol) => {
+    const value = Reflect.get(target, prop, target);
+    return typeof value === "function" ? value.bind(target) : value;
+  };
+  const statement = (prepared: Statement): Statement =>
+    new Proxy(prepared, {
+      get(target, prop) {
+        if (prop === "get") return (...args: unknown[]) => row(target.get(...args));
+        if (prop === "all") return (...args: unknown[]) => target.all(...args).map(row);
+        return bound(target, prop);
+      },
+    });
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
+      return bound(target, prop);
+    },
+  });
 }
