@@ -13,7 +13,7 @@ import { CorruptDelta, DELTA_TYPE, decodeDelta, encodeDelta, spansInto } from ".
  * only the rest and where the copied spans come from (checkpoint-deltas.ts). A full row is written
  * every MAX_CHAIN rows, when little would be saved, and whenever the parent is not the one this
  * process wrote last (another process, a restart, time travel): a read never walks more than
- * MAX_CHAIN rows. Reads go through `rows`, which turns every delta row into the full bytes, so the
+ * MAX_CHAIN rows. Reads go through `row`, which turns every delta row into the full bytes, so the
  * official SqliteSaver's reads (getTuple, list) see rows as it writes them.
  *
  * A parent is never deleted under its change: rows of a thread go together (deleteThread), and a
@@ -25,7 +25,9 @@ export class CheckpointChains {
   private readonly lastPut = new BoundedBytes<{ id: string; depth: number }>(256, 16_000_000);
   /** Full bytes of delta rows read lately: a history listing reads each row's parent next. */
   private readonly materialized = new BoundedBytes<undefined>(32, 16_000_000);
-  private prepared: { insertFull: Statement; insertDelta: Statement; selectRow: Statement } | undefined;
+  private prepared:
+    | { insertFull: Statement; insertDelta: Statement; selectRow: Statement; rewriteWhole: Statement }
+    | undefined;
 
   /** `db`: the checkpoint file, its tables created before the first put or read. */
   constructor(private readonly db: Database) {}
@@ -43,6 +45,9 @@ export class CheckpointChains {
       ),
       selectRow: this.db.prepare(
         "SELECT type, checkpoint, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+      ),
+      rewriteWhole: this.db.prepare(
+        "UPDATE checkpoints SET type = 'json', checkpoint = ? WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
       ),
     };
     return this.prepared;
@@ -96,6 +101,7 @@ export class CheckpointChains {
     return row;
   };
 
+  /** A delta row's full bytes: kept, or decoded from its parent's. */
   private decoded(
     threadId: string,
     ns: string,
@@ -103,24 +109,18 @@ export class CheckpointChains {
     parentId: unknown,
     delta: Uint8Array,
   ): Uint8Array {
-    const key = `${threadId}\u0000${ns}`;
-    const last = this.lastPut.get(key);
-    if (last?.value.id === id) return last.bytes;
-    const kept = this.materialized.get(`${key}\u0000${id}`);
-    if (kept) return kept.bytes;
+    const kept = this.kept(threadId, ns, id);
+    if (kept) return kept;
     if (typeof parentId !== "string") throw new CorruptDelta(`checkpoint ${id} has no parent`);
     const bytes = decodeDelta(delta, this.full(threadId, ns, parentId));
-    this.materialized.set(`${key}\u0000${id}`, bytes, undefined);
+    this.materialized.set(`${threadId}\u0000${ns}\u0000${id}`, bytes, undefined);
     return bytes;
   }
 
   /** The full bytes of a checkpoint row, following its chain of changes. */
   full(threadId: string, ns: string, id: string): Uint8Array {
-    const key = `${threadId}\u0000${ns}`;
-    const last = this.lastPut.get(key);
-    if (last?.value.id === id) return last.bytes;
-    const kept = this.materialized.get(`${key}\u0000${id}`);
-    if (kept) return kept.bytes;
+    const kept = this.kept(threadId, ns, id);
+    if (kept) return kept;
     const stored = this.statements().selectRow.get(threadId, ns, id) as
       | { type: string | null; checkpoint: Uint8Array; parent_checkpoint_id: string | null }
       | undefined;
@@ -129,19 +129,23 @@ export class CheckpointChains {
     return this.decoded(threadId, ns, id, stored.parent_checkpoint_id, stored.checkpoint);
   }
 
+  /** A row's full bytes if this process holds them: its last write, or a change decoded lately. */
+  private kept(threadId: string, ns: string, id: string): Uint8Array | undefined {
+    const key = `${threadId}\u0000${ns}`;
+    const last = this.lastPut.get(key);
+    if (last?.value.id === id) return last.bytes;
+    return this.materialized.get(`${key}\u0000${id}`)?.bytes;
+  }
+
   /**
    * Before rows of a thread are deleted: `dependents`, the rows that stay and are stored as a change
    * to one of them, are rewritten whole. Run inside the deleting transaction.
    */
   beforeDelete(threadId: string, dependents: Array<{ checkpoint_ns: string; checkpoint_id: string }>): void {
-    const rewrite = this.db.prepare(
-      "UPDATE checkpoints SET type = 'json', checkpoint = ? WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
-    );
-    const rows = dependents.map((d) => ({
-      ...d,
-      bytes: this.full(threadId, d.checkpoint_ns, d.checkpoint_id),
-    }));
-    for (const r of rows) rewrite.run(r.bytes, threadId, r.checkpoint_ns, r.checkpoint_id);
+    for (const { checkpoint_ns, checkpoint_id } of dependents) {
+      const bytes = this.full(threadId, checkpoint_ns, checkpoint_id);
+      this.statements().rewriteWhole.run(bytes, threadId, checkpoint_ns, checkpoint_id);
+    }
   }
 
   /** Forgets what is kept of a thread (its rows were deleted or rewritten). */
