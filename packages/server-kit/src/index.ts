@@ -11,10 +11,11 @@ export {
   serviceApp,
 } from "./http-limits.js";
 export { type ListenOptions, listenWithFallback } from "./listen.js";
+export { migrateToLatest } from "./migrations.js";
 export { NUL_TEXT_MESSAGE, NulGuardPlugin } from "./nul-guard.js";
 export { STREAM_APPEND_SCRIPT, STREAM_APPEND_SHA } from "./redis-scripts.js";
 export { postgresDialect, type SqlDialect, sqliteDialect } from "./sql-dialect.js";
-export { immediateTransactions, migrateToLatest, openSqliteFile } from "./sqlite.js";
+export { immediateTransactions, openSqliteFile } from "./sqlite.js";
 export { SharedFileSqliteDialect, SqliteFileDialect } from "./sqlite-busy-retry.js";
 export { cacheStatements } from "./statement-cache.js";
 export { type StorageFault, storageFault } from "./storage-faults.js";

@@ -1,5 +1,4 @@
 import Database from "better-sqlite3";
-import { type Kysely, type MigrationProvider, Migrator } from "kysely";
 import { cacheStatements } from "./statement-cache.js";
 import { BACKGROUND_AUTOCHECKPOINT_PAGES, WAL_SIZE_AT_RESTART_BYTES } from "./wal-checkpoints.js";
 
@@ -39,29 +38,4 @@ export function immediateTransactions(db: Database.Database): void {
   const prepare = db.prepare.bind(db);
   db.prepare = ((sql: string) =>
     prepare(sql.trim().toLowerCase() === "begin" ? "begin immediate" : sql)) as typeof db.prepare;
-}
-
-/**
- * Applies in-code migrations (unordered: features add theirs independently); on failure closes the
- * database and throws with the failing migration's name. On PostgreSQL pass the schema the tables
- * live in: Kysely otherwise takes a migration table of any schema for its own.
- */
-export async function migrateToLatest<T>(
-  db: Kysely<T>,
-  provider: MigrationProvider,
-  options: { migrationTableSchema?: string } = {},
-): Promise<void> {
-  const { error, results } = await new Migrator({
-    db,
-    provider,
-    allowUnorderedMigrations: true,
-    ...options,
-  }).migrateToLatest();
-  const failed = results?.find((r) => r.status === "Error");
-  if (error || failed) {
-    await db.destroy();
-    throw new Error(
-      `Database migration failed${failed ? ` at ${failed.migrationName}` : ""}: ${String(error)}`,
-    );
-  }
 }
