@@ -148,6 +148,12 @@ export class CheckpointChains {
     }
   }
 
+  /** Forgets everything kept (rows written lately were rolled back). */
+  forgetAll(): void {
+    this.lastPut.deleteWhere(() => true);
+    this.materialized.deleteWhere(() => true);
+  }
+
   /** Forgets what is kept of a thread (its rows were deleted or rewritten). */
   forgetThread(threadId: string): void {
     const prefix = `${threadId}\u0000`;

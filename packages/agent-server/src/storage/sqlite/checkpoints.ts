@@ -5,6 +5,7 @@ import {
   type CheckpointMetadata,
   copyCheckpoint,
   type PendingWrite,
+  WRITES_IDX_MAP,
 } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import type { Database, Statement } from "better-sqlite3";
@@ -14,20 +15,28 @@ import type { CheckpointAdmin } from "../types.js";
 import { CheckpointChains } from "./checkpoint-chains.js";
 import { DELTA_TYPE } from "./checkpoint-deltas.js";
 import { SHARED_MMAP_BYTES } from "./database.js";
+import { TurnCommits } from "./turn-commits.js";
+
+/** Runs a write of the saver's; the promise settles once it is committed. */
+type Commit = <T>(write: () => T) => Promise<T>;
 
 /**
  * The official SQLite checkpointer, storing run context in checkpoint metadata. `put` writes the
  * official row, with the checkpoint serialised as its thread's latest value (CheckpointSerializer:
  * the thread's next run reads it back without parsing its messages), or as a change to its parent
- * row (CheckpointChains); the official reads see every row whole (readingWhole).
+ * row (CheckpointChains); the official reads see every row whole (readingWhole). Its writes go
+ * through `commit` (TurnCommits: one transaction per turn of the event loop).
  */
 export class BerthSqliteSaver extends SqliteSaver {
+  private writeStatements: { ignore: Statement; replace: Statement } | undefined;
+
   constructor(
-    db: Database,
+    private readonly raw: Database,
     private readonly serializer: CheckpointSerializer,
     private readonly chains: CheckpointChains,
+    private readonly commit: Commit,
   ) {
-    super(readingWhole(db, chains.row), serializer);
+    super(readingWhole(raw, chains.row), serializer);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
@@ -44,22 +53,60 @@ export class BerthSqliteSaver extends SqliteSaver {
     ]);
     if (type !== metadataType)
       throw new Error("Failed to serialized checkpoint and metadata to the same type.");
-    this.chains.put({
-      threadId,
-      ns,
-      id: checkpoint.id,
-      parentId,
-      type,
-      bytes,
-      reused,
-      metadata: serializedMetadata,
-    });
+    await this.commit(() =>
+      this.chains.put({
+        threadId,
+        ns,
+        id: checkpoint.id,
+        parentId,
+        type,
+        bytes,
+        reused,
+        metadata: serializedMetadata,
+      }),
+    );
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
+  /** The official saver's rows, written through `commit` (its own commits them on the spot). */
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string) {
     await streamFlushed(config, {} as CheckpointMetadata);
-    return super.putWrites(config, writes, taskId);
+    this.setup();
+    const configurable = config.configurable;
+    if (!configurable) throw new Error("Empty configuration supplied.");
+    if (!configurable.thread_id) throw new Error("Missing thread_id field in config.configurable.");
+    if (!configurable.checkpoint_id) throw new Error("Missing checkpoint_id field in config.configurable.");
+    const rows = await Promise.all(
+      writes.map(async ([channel, value], idx) => {
+        const [type, bytes] = await this.serializer.dumpsTyped(value);
+        return [
+          configurable.thread_id,
+          configurable.checkpoint_ns,
+          configurable.checkpoint_id,
+          taskId,
+          WRITES_IDX_MAP[channel] ?? idx,
+          channel,
+          type,
+          bytes,
+        ];
+      }),
+    );
+    // Writes of special channels (errors, interrupts, resumes) replace; a task's own are kept once.
+    const statement = writes.every(([channel]) => channel in WRITES_IDX_MAP)
+      ? this.writeStatement("replace")
+      : this.writeStatement("ignore");
+    await this.commit(() => {
+      for (const row of rows) statement.run(...row);
+    });
+  }
+
+  private writeStatement(kind: "ignore" | "replace"): Statement {
+    const insert = (verb: string) =>
+      this.raw.prepare(
+        `INSERT ${verb} INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+    this.writeStatements ??= { ignore: insert("OR IGNORE"), replace: insert("OR REPLACE") };
+    return this.writeStatements[kind];
   }
 
   /** Creates the tables now rather than at the first call (housekeeping statements need them). */
@@ -84,7 +131,12 @@ export function openSqliteCheckpointer(
   const db = openSqliteFile(file, { backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (options.shared) db.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
   const chains = new CheckpointChains(db);
-  const saver = new BerthSqliteSaver(db, new CheckpointSerializer(), chains);
+  // Other processes writing the file would wait for a transaction held until the turn ends.
+  const turns = options.shared ? undefined : new TurnCommits(db, () => chains.forgetAll());
+  const commit: Commit = turns ? (write) => turns.write(write) : async (write) => write();
+  // What the turn wrote, committed before a statement of its own (and before the file closes).
+  const standAlone = () => turns?.commit();
+  const saver = new BerthSqliteSaver(db, new CheckpointSerializer(), chains, commit);
   saver.init();
   // The saver stores metadata as JSON text in a BLOB column; its own filters read it the same way.
   const runCheckpoints =
@@ -122,16 +174,19 @@ export function openSqliteCheckpointer(
       return typeof row?.run_id === "string" ? row.run_id : undefined;
     },
     async copyThread(fromThreadId, toThreadId) {
+      standAlone();
       db.transaction(() => {
         copyCheckpoints.run(toThreadId, toThreadId, fromThreadId);
         copyWrites.run(toThreadId, fromThreadId);
       })();
     },
     async deleteThread(threadId) {
+      standAlone();
       chains.forgetThread(threadId);
       await saver.deleteThread(threadId);
     },
     async deleteRunCheckpoints(threadId, runId) {
+      standAlone();
       try {
         db.transaction(() => {
           type Dependent = { checkpoint_ns: string; checkpoint_id: string };
@@ -147,7 +202,14 @@ export function openSqliteCheckpointer(
       }
     },
   };
-  return { saver, admin, close: () => db.close() };
+  return {
+    saver,
+    admin,
+    close: () => {
+      standAlone();
+      db.close();
+    },
+  };
 }
 
 /**

@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, it } from "node:test";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { Annotation, interrupt, Send, StateGraph } from "@langchain/langgraph";
+import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { openSqliteCheckpointer } from "../src/storage/sqlite/checkpoints.js";
+
+// The checkpoint file's writes share one commit per turn of the event loop (TurnCommits): what a
+// saver's promise reported stored is committed (another connection reads it), its task writes
+// are the official saver's rows, and a turn whose transaction is lost rejects every write in it.
+
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tempFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-turns-"));
+  dirs.push(dir);
+  return path.join(dir, "checkpoints.sqlite");
+}
+
+/** Parallel tasks (Send), one of which interrupts on the first pass: task writes of every kind. */
+function fanOutGraph() {
+  const State = Annotation.Root({
+    items: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    approved: Annotation<string>(),
+  });
+  return new StateGraph(State)
+    .addNode("work", (task: { item: string }) => ({ items: [`done ${task.item}`] }))
+    .addNode("review", () => ({ approved: interrupt({ question: "approve?" }) as string }))
+    .addConditionalEdges("__start__", () => ["a", "b", "c"].map((item) => new Send("work", { item })))
+    .addEdge("work", "review")
+    .compile();
+}
+
+/** The writes table as another process reads it: every row but the ids that differ per run. */
+function writesOf(file: string, threadId: string) {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db
+      .prepare(
+        "SELECT channel, idx, type, CAST(value AS TEXT) AS value FROM writes WHERE thread_id = ? ORDER BY channel, idx, CAST(value AS TEXT)",
+      )
+      .all(threadId) as Array<{ channel: string; value: string }>;
+    // An interrupt's id hashes its checkpoint's: it differs from one file to the other.
+    return rows.map((row) => ({ ...row, value: row.value.replace(/"id":"[0-9a-f]{32}"/g, '"id":"…"') }));
+  } finally {
+    db.close();
+  }
+}
+
+function checkpointCount(file: string, threadId: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (
+      db.prepare("SELECT count(*) AS n FROM checkpoints WHERE thread_id = ?").get(threadId) as { n: number }
+    ).n;
+  } finally {
+    db.close();
+  }
+}
+
+describe("SQLite checkpoint writes committed once per turn", () => {
+  it("a run's checkpoints and task writes (parallel tasks, an interrupt) are committed when it returns, as the official saver writes them", async () => {
+    const ours = openSqliteCheckpointer(tempFile());
+    const theirsFile = tempFile();
+    const theirs = SqliteSaver.fromConnString(theirsFile);
+    const oursFile = (ours.saver as unknown as { db: { name: string } }).db.name;
+    try {
+      for (const [saver, file] of [
+        [ours.saver, oursFile],
+        [theirs, theirsFile],
+      ] as const) {
+        const graph = fanOutGraph();
+        graph.checkpointer = saver;
+        const config = { configurable: { thread_id: "t1" } };
+        const first = await graph.invoke({}, config);
+        assert.ok("__interrupt__" in first, "the review interrupted");
+        // Read by another connection while the saver is still open: nothing is left uncommitted.
+        assert.ok(writesOf(file, "t1").some((w) => w.channel === "__interrupt__"));
+        assert.equal(checkpointCount(file, "t1"), 3);
+      }
+      assert.deepEqual(writesOf(oursFile, "t1"), writesOf(theirsFile, "t1"));
+      const [ourState, theirState] = await Promise.all(
+        [ours.saver, theirs].map(async (saver) => {
+          const tuple = await saver.getTuple({ configurable: { thread_id: "t1" } });
+          return tuple?.pendingWrites?.map(([, channel, value]) => [
+            channel,
+            JSON.stringify(value).replace(/"id":"[0-9a-f]{32}"/g, ""),
+          ]);
+        }),
+      );
+      assert.deepEqual(ourState, theirState);
+    } finally {
+      ours.close();
+      theirs.db.close();
+    }
+  });
+
+  it("a turn whose transaction is lost rejects each of its writes; nothing of it is stored, and the saver goes on", async () => {
+    const file = tempFile();
+    const opened = openSqliteCheckpointer(file);
+    const { saver } = opened;
+    // Another connection makes one task write end the whole transaction (as SQLITE_FULL can).
+    const other = new Database(file);
+    other.exec(
+      "CREATE TRIGGER boom BEFORE INSERT ON writes WHEN NEW.channel = 'boom' BEGIN SELECT RAISE(ROLLBACK, 'boom'); END",
+    );
+    other.close();
+    const at = (id?: string): RunnableConfig => ({
+      configurable: { thread_id: "t1", checkpoint_ns: "", ...(id ? { checkpoint_id: id } : {}) },
+    });
+    try {
+      const first = { ...emptyCheckpoint(), id: "1ef00000-0000-6000-8000-000000000001" };
+      const put = saver.put(at(), first, { source: "input", step: -1, parents: {} });
+      put.catch(() => {});
+      // The put is written (its own connection reads it) but not committed: the turn is not over.
+      while (!(await saver.getTuple(at(first.id)))) await Promise.resolve();
+      await assert.rejects(saver.putWrites(at(first.id), [["boom", 1]], "task-1"), /boom/);
+      await assert.rejects(put, /boom/, "the put of the same turn is rolled back with it");
+      assert.equal(checkpointCount(file, "t1"), 0);
+      assert.equal(await saver.getTuple(at(first.id)), undefined);
+
+      // The next turn starts afresh: a child of the lost checkpoint is stored whole and reads back.
+      const second = { ...emptyCheckpoint(), id: "1ef00000-0000-6000-8000-000000000002" };
+      await saver.put(at(first.id), second, { source: "loop", step: 0, parents: {} });
+      await saver.putWrites(at(second.id), [["items", "x"]], "task-2");
+      assert.equal(checkpointCount(file, "t1"), 1);
+      const cold = openSqliteCheckpointer(file);
+      try {
+        const tuple = await cold.saver.getTuple(at());
+        assert.equal(tuple?.checkpoint.id, second.id);
+        assert.deepEqual(tuple?.pendingWrites, [["task-2", "items", "x"]]);
+      } finally {
+        cold.close();
+      }
+    } finally {
+      opened.close();
+    }
+  });
+});
