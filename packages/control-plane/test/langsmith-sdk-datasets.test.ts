@@ -4,30 +4,21 @@
 // SQLite and PostgreSQL.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, it } from "node:test";
-import type { Client } from "langsmith";
+import { describe, it } from "node:test";
 import { ADMIN_KEY } from "./helpers.js";
-import { adminCall, collect, type SdkPlane, STORAGES, sdkClient, sdkPlane, sdkStatus } from "./sdk-plane.js";
+import { collect, STORAGES, sdkClient, sdkStatus, useSdkPlane } from "./sdk-plane.js";
 
 const status = sdkStatus;
 
 for (const storage of STORAGES) {
   describe(`SDK dataset editing (${storage})`, () => {
-    let sp: SdkPlane;
-    let ls: Client;
-    const call = (method: string, path: string, body?: unknown) => adminCall(sp, method, path, body);
-
-    before(async () => {
-      sp = await sdkPlane(storage);
-      ls = sdkClient(sp.base);
-    });
-    after(async () => sp.close());
+    const suite = useSdkPlane(storage);
 
     it("updateDataset renames, redescribes and sets metadata; answers the dataset; names stay unique", async () => {
       const name = `edit-${randomUUID().slice(0, 8)}`;
-      const dataset = await ls.createDataset(name, { description: "first" });
-      await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] });
-      const renamed = await ls.updateDataset({
+      const dataset = await suite.ls.createDataset(name, { description: "first" });
+      await suite.ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] });
+      const renamed = await suite.ls.updateDataset({
         datasetId: dataset.id,
         name: `${name}-2`,
         description: "second",
@@ -37,27 +28,27 @@ for (const storage of STORAGES) {
       assert.equal(renamed.description, "second");
       assert.equal(renamed.example_count, 1);
       assert.ok(renamed.modified_at > dataset.modified_at, `${renamed.modified_at} > ${dataset.modified_at}`);
-      const byName = await ls.readDataset({ datasetName: `${name}-2` });
+      const byName = await suite.ls.readDataset({ datasetName: `${name}-2` });
       assert.equal(byName.id, dataset.id);
       assert.equal(byName.description, "second");
       // By name, and the metadata LangSmith's DatasetUpdate carries.
-      const tagged = await ls.updateDataset({
+      const tagged = await suite.ls.updateDataset({
         datasetName: `${name}-2`,
         metadata: { owner: "evals", tier: 2 },
       } as never);
       assert.deepEqual((tagged as { metadata?: unknown }).metadata, { owner: "evals", tier: 2 });
       assert.equal(tagged.description, "second");
-      const found = await collect(ls.listDatasets({ metadata: { owner: "evals" } }));
+      const found = await collect(suite.ls.listDatasets({ metadata: { owner: "evals" } }));
       assert.deepEqual(
         found.map((d) => d.id),
         [dataset.id],
       );
-      assert.equal((await collect(ls.listDatasets({ metadata: { owner: "other" } }))).length, 0);
-      const other = await ls.createDataset(`${name}-other`);
-      await assert.rejects(ls.updateDataset({ datasetId: other.id, name: `${name}-2` }), status(409));
-      await assert.rejects(ls.updateDataset({ datasetId: other.id, name: "" }), status(422));
-      await assert.rejects(ls.updateDataset({ datasetId: randomUUID(), name: "x" }), status(404));
-      const badSchema = await call("PATCH", `/datasets/${dataset.id}`, {
+      assert.equal((await collect(suite.ls.listDatasets({ metadata: { owner: "other" } }))).length, 0);
+      const other = await suite.ls.createDataset(`${name}-other`);
+      await assert.rejects(suite.ls.updateDataset({ datasetId: other.id, name: `${name}-2` }), status(409));
+      await assert.rejects(suite.ls.updateDataset({ datasetId: other.id, name: "" }), status(422));
+      await assert.rejects(suite.ls.updateDataset({ datasetId: randomUUID(), name: "x" }), status(404));
+      const badSchema = await suite.call("PATCH", `/datasets/${dataset.id}`, {
         inputs_schema_definition: { type: "object" },
       });
       assert.equal(badSchema.status, 422);
@@ -65,8 +56,8 @@ for (const storage of STORAGES) {
     });
 
     it("updateExample / updateExamples change inputs, outputs, metadata and split; modified_at moves", async () => {
-      const dataset = await ls.createDataset(`upd-${randomUUID().slice(0, 8)}`);
-      const [a, b, c] = await ls.createExamples({
+      const dataset = await suite.ls.createDataset(`upd-${randomUUID().slice(0, 8)}`);
+      const [a, b, c] = await suite.ls.createExamples({
         datasetId: dataset.id,
         inputs: [{ q: "a" }, { q: "b" }, { q: "c" }],
         outputs: [{ answer: "A" }, { answer: "B" }, { answer: "C" }],
@@ -74,7 +65,7 @@ for (const storage of STORAGES) {
       });
       assert.ok(a && b && c);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const response = (await ls.updateExample({
+      const response = (await suite.ls.updateExample({
         id: a.id,
         inputs: { q: "a2" },
         outputs: { answer: "A2" },
@@ -82,59 +73,59 @@ for (const storage of STORAGES) {
         split: "test",
       })) as { count: number; example_ids: string[] };
       assert.deepEqual(response, { example_ids: [a.id], count: 1 });
-      const a2 = await ls.readExample(a.id);
+      const a2 = await suite.ls.readExample(a.id);
       assert.deepEqual(a2.inputs, { q: "a2" });
       assert.deepEqual(a2.outputs, { answer: "A2" });
       assert.deepEqual(a2.metadata, { source: "edited", dataset_split: ["test"] });
       assert.ok((a2.modified_at ?? "") > (a.modified_at ?? ""), `${a2.modified_at} > ${a.modified_at}`);
       assert.equal(a2.created_at, a.created_at);
       // The deprecated (id, update) form; what is not sent stays (here the split and outputs).
-      await ls.updateExample(a.id, { inputs: { q: "a3" } });
-      const a3 = await ls.readExample(a.id);
+      await suite.ls.updateExample(a.id, { inputs: { q: "a3" } });
+      const a3 = await suite.ls.readExample(a.id);
       assert.deepEqual(a3.inputs, { q: "a3" });
       assert.deepEqual(a3.outputs, { answer: "A2" });
       assert.deepEqual(a3.metadata, { source: "edited", dataset_split: ["test"] });
       // Several at once, the dataset named in the update.
-      await ls.updateExamples([
+      await suite.ls.updateExamples([
         { id: b.id, dataset_id: dataset.id, metadata: { source: "bulk" } },
         { id: c.id, dataset_id: dataset.id, split: ["train", "test"] },
       ]);
-      const [b2, c2] = await Promise.all([ls.readExample(b.id), ls.readExample(c.id)]);
+      const [b2, c2] = await Promise.all([suite.ls.readExample(b.id), suite.ls.readExample(c.id)]);
       assert.deepEqual(b2.metadata, { source: "bulk", dataset_split: ["base"] });
       assert.deepEqual(c2.metadata, { source: "seed", dataset_split: ["train", "test"] });
       assert.deepEqual(c2.inputs, { q: "c" });
 
       // Through an endpoint ending in /api/v1 the SDK uses /platform/… without /v1.
-      const v1 = sdkClient(`${sp.base}/api/v1`);
+      const v1 = sdkClient(`${suite.sp.base}/api/v1`);
       await v1.updateExample({ id: b.id, dataset_id: dataset.id, outputs: { answer: "B!" } });
-      assert.deepEqual((await ls.readExample(b.id)).outputs, { answer: "B!" });
+      assert.deepEqual((await suite.ls.readExample(b.id)).outputs, { answer: "B!" });
     });
 
     it("example updates: another dataset's example or a missing one is a 404 and nothing changes; attachments and bad parts are 400", async () => {
-      const dataset = await ls.createDataset(`upd-bad-${randomUUID().slice(0, 8)}`);
-      const elsewhere = await ls.createDataset(`upd-else-${randomUUID().slice(0, 8)}`);
-      const [mine] = await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: "mine" }] });
-      const [theirs] = await ls.createExamples({ datasetId: elsewhere.id, inputs: [{ q: "theirs" }] });
+      const dataset = await suite.ls.createDataset(`upd-bad-${randomUUID().slice(0, 8)}`);
+      const elsewhere = await suite.ls.createDataset(`upd-else-${randomUUID().slice(0, 8)}`);
+      const [mine] = await suite.ls.createExamples({ datasetId: dataset.id, inputs: [{ q: "mine" }] });
+      const [theirs] = await suite.ls.createExamples({ datasetId: elsewhere.id, inputs: [{ q: "theirs" }] });
       assert.ok(mine && theirs);
       await assert.rejects(
-        ls.updateExamples([
+        suite.ls.updateExamples([
           { id: mine.id, dataset_id: dataset.id, inputs: { q: "changed" } },
           { id: theirs.id, dataset_id: dataset.id, inputs: { q: "moved?" } },
         ]),
         status(404),
       );
-      assert.deepEqual((await ls.readExample(mine.id)).inputs, { q: "mine" });
-      assert.deepEqual((await ls.readExample(theirs.id)).inputs, { q: "theirs" });
+      assert.deepEqual((await suite.ls.readExample(mine.id)).inputs, { q: "mine" });
+      assert.deepEqual((await suite.ls.readExample(theirs.id)).inputs, { q: "theirs" });
       await assert.rejects(
-        ls.updateExample({ id: randomUUID(), dataset_id: dataset.id, inputs: { q: 1 } }),
+        suite.ls.updateExample({ id: randomUUID(), dataset_id: dataset.id, inputs: { q: 1 } }),
         status(404),
       );
       await assert.rejects(
-        ls.updateExample({ id: mine.id, dataset_id: randomUUID(), inputs: { q: 1 } }),
+        suite.ls.updateExample({ id: mine.id, dataset_id: randomUUID(), inputs: { q: 1 } }),
         status(404),
       );
       await assert.rejects(
-        ls.updateExample({
+        suite.ls.updateExample({
           id: mine.id,
           dataset_id: dataset.id,
           attachments: { file: ["text/plain", new TextEncoder().encode("hi")] },
@@ -148,7 +139,7 @@ for (const storage of STORAGES) {
         for (const [name, value] of Object.entries(parts)) {
           data.append(name, new Blob([JSON.stringify(value)], { type: "application/json" }));
         }
-        return fetch(`${sp.base}/v1/platform/datasets/${dataset.id}/examples`, {
+        return fetch(`${suite.sp.base}/v1/platform/datasets/${dataset.id}/examples`, {
           method: "PATCH",
           headers: { "x-api-key": ADMIN_KEY },
           body: data,
@@ -157,13 +148,16 @@ for (const storage of STORAGES) {
       assert.equal((await form({ [mine.id]: {}, [`${mine.id}.inputs`]: [1, 2] })).status, 400);
       assert.equal((await form({ [mine.id]: { split: "" } })).status, 400);
       assert.equal((await form({ [mine.id]: { metadata: "x" } })).status, 400);
-      assert.equal((await call("PATCH", `/v1/platform/datasets/${dataset.id}/examples`, {})).status, 400);
-      assert.deepEqual((await ls.readExample(mine.id)).inputs, { q: "mine" });
+      assert.equal(
+        (await suite.call("PATCH", `/v1/platform/datasets/${dataset.id}/examples`, {})).status,
+        400,
+      );
+      assert.deepEqual((await suite.ls.readExample(mine.id)).inputs, { q: "mine" });
     });
 
     it("hostile input to the editing routes is a 4xx, never a 5xx", async () => {
-      const dataset = await ls.createDataset(`hostile-${randomUUID().slice(0, 8)}`);
-      const [example] = await ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] });
+      const dataset = await suite.ls.createDataset(`hostile-${randomUUID().slice(0, 8)}`);
+      const [example] = await suite.ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 1 }] });
       const id = example?.id ?? "";
       const odd = [null, true, 0, -1, 1e308, "", "x".repeat(5000), [], {}, [null], { "": { "\u0000": [] } }];
       const requests: Array<[string, string, unknown]> = [];
@@ -215,7 +209,7 @@ for (const storage of STORAGES) {
         requests.push(["DELETE", `/examples?example_ids=${q}`, undefined]);
       }
       for (const [method, path, body] of requests) {
-        const res = await call(method, path, body);
+        const res = await suite.call(method, path, body);
         assert.ok(
           res.status < 500,
           `${method} ${path} ${JSON.stringify(body)?.slice(0, 200)} → ${res.status}`,
@@ -224,7 +218,7 @@ for (const storage of STORAGES) {
       // Multipart bodies the SDK would not send.
       const raw = async (body: string, type = "multipart/form-data; boundary=b") =>
         (
-          await fetch(`${sp.base}/v1/platform/datasets/${dataset.id}/examples`, {
+          await fetch(`${suite.sp.base}/v1/platform/datasets/${dataset.id}/examples`, {
             method: "PATCH",
             headers: { "x-api-key": ADMIN_KEY, "content-type": type },
             body,
@@ -242,30 +236,33 @@ for (const storage of STORAGES) {
         const code = await raw(body);
         assert.ok(code >= 400 && code < 500, `${body} → ${code}`);
       }
-      assert.deepEqual((await ls.readExample(id)).inputs, { q: 1 });
+      assert.deepEqual((await suite.ls.readExample(id)).inputs, { q: 1 });
       // U+0000 in metadata: PostgreSQL's jsonb (which filters read) cannot hold it, so it is refused.
       await assert.rejects(
-        ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 2 }], metadata: [{ k: "a\u0000b" }] }),
+        suite.ls.createExamples({ datasetId: dataset.id, inputs: [{ q: 2 }], metadata: [{ k: "a\u0000b" }] }),
         status(400),
       );
-      await assert.rejects(ls.updateExample({ id, dataset_id: dataset.id, split: "s\u0000" }), status(400));
       await assert.rejects(
-        ls.updateDataset({ datasetId: dataset.id, metadata: { "k\u0000": 1 } } as never),
+        suite.ls.updateExample({ id, dataset_id: dataset.id, split: "s\u0000" }),
         status(400),
       );
-      assert.deepEqual(await ls.listDatasetSplits({ datasetId: dataset.id }), ["base"]);
+      await assert.rejects(
+        suite.ls.updateDataset({ datasetId: dataset.id, metadata: { "k\u0000": 1 } } as never),
+        status(400),
+      );
+      assert.deepEqual(await suite.ls.listDatasetSplits({ datasetId: dataset.id }), ["base"]);
     });
 
     it("another workspace can neither edit nor see a dataset's examples and splits (404)", async () => {
-      const dataset = await ls.createDataset(`iso-${randomUUID().slice(0, 8)}`);
-      const [example] = await ls.createExamples({
+      const dataset = await suite.ls.createDataset(`iso-${randomUUID().slice(0, 8)}`);
+      const [example] = await suite.ls.createExamples({
         datasetId: dataset.id,
         inputs: [{ q: "secret" }],
         splits: ["train"],
       });
       assert.ok(example);
-      const other = await sp.plane.addTenant();
-      const stranger = sdkClient(sp.base, { apiKey: other.key });
+      const other = await suite.sp.plane.addTenant();
+      const stranger = sdkClient(suite.sp.base, { apiKey: other.key });
       await assert.rejects(stranger.updateDataset({ datasetId: dataset.id, name: "taken" }), status(404));
       await assert.rejects(
         stranger.updateExample({ id: example.id, dataset_id: dataset.id, inputs: { q: "stolen" } }),
@@ -283,7 +280,7 @@ for (const storage of STORAGES) {
         stranger.updateExample({ id: example.id, dataset_id: theirs.id, inputs: { q: "stolen" } }),
         status(404),
       );
-      const res = await fetch(`${sp.base}/v1/platform/datasets/${theirs.id}/examples/metadata`, {
+      const res = await fetch(`${suite.sp.base}/v1/platform/datasets/${theirs.id}/examples/metadata`, {
         method: "PATCH",
         headers: { "x-api-key": other.key, "content-type": "application/json" },
         body: JSON.stringify({
@@ -306,16 +303,16 @@ for (const storage of STORAGES) {
         stranger.createExamples({ datasetId: theirs.id, inputs: [{ q: "copy" }], exampleIds: [example.id] }),
         status(409),
       );
-      const clash = await fetch(`${sp.base}/datasets`, {
+      const clash = await fetch(`${suite.sp.base}/datasets`, {
         method: "POST",
         headers: { "x-api-key": other.key, "content-type": "application/json" },
         body: JSON.stringify({ id: dataset.id, name: `clash-${randomUUID().slice(0, 8)}` }),
       });
       assert.equal(clash.status, 409);
-      const mine = await ls.readExample(example.id);
+      const mine = await suite.ls.readExample(example.id);
       assert.deepEqual(mine.inputs, { q: "secret" });
       assert.deepEqual(mine.metadata, { dataset_split: ["train"] });
-      assert.equal((await ls.readDataset({ datasetId: dataset.id })).name, dataset.name);
+      assert.equal((await suite.ls.readDataset({ datasetId: dataset.id })).name, dataset.name);
     });
   });
 }

@@ -1,6 +1,7 @@
 // What the `langsmith` SDK tests share: a listening control plane per storage (SQLite always,
 // PostgreSQL when DATABASE_URL is set), a client on it, raw admin calls and paging helpers.
 import type { AddressInfo } from "node:net";
+import { after, before } from "node:test";
 import { Client } from "langsmith";
 import { ADMIN_KEY, openPlane, type TestPlane } from "./helpers.js";
 import { TEST_DATABASE_URL } from "./postgres.js";
@@ -47,4 +48,34 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
+}
+
+/**
+ * For a describe block: a plane on `storage` started before its tests and closed after them, an
+ * admin SDK client on it and raw admin calls.
+ */
+export function useSdkPlane(storage: "sqlite" | "postgres"): {
+  readonly sp: SdkPlane;
+  readonly ls: Client;
+  call(method: string, path: string, body?: unknown): Promise<Response>;
+} {
+  let started: { sp: SdkPlane; ls: Client } | undefined;
+  before(async () => {
+    const sp = await sdkPlane(storage);
+    started = { sp, ls: sdkClient(sp.base) };
+  });
+  after(async () => started?.sp.close());
+  const get = () => {
+    if (!started) throw new Error("the plane starts before the suite's tests");
+    return started;
+  };
+  return {
+    get sp() {
+      return get().sp;
+    },
+    get ls() {
+      return get().ls;
+    },
+    call: (method, path, body) => adminCall(get().sp, method, path, body),
+  };
 }
