@@ -19,12 +19,13 @@ const { values } = parseArgs({
   },
 });
 const graphId = values.graph as GraphId;
+const profiling = !values["no-prof"];
 const dir = values.keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "berth-prof-"));
-fs.mkdirSync(dir, { recursive: true });
+if (profiling) fs.mkdirSync(dir, { recursive: true });
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "berth-prof-data-"));
 const server = await startBerth(dataDir, {
   workers: 1,
-  nodeArgs: values["no-prof"] ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+  nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [],
 });
 try {
   await warmUp(server.url, graphId, 200);
@@ -43,4 +44,5 @@ try {
   await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
-console.log(`profiles in ${dir}`);
+if (profiling) console.log(`profiles in ${dir}`);
+else if (!values.keep) fs.rmSync(dir, { recursive: true, force: true });

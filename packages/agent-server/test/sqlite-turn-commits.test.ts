@@ -68,10 +68,10 @@ function checkpointCount(file: string, threadId: string): number {
 
 describe("SQLite checkpoint writes committed once per turn", () => {
   it("a run's checkpoints and task writes (parallel tasks, an interrupt) are committed when it returns, as the official saver writes them", async () => {
-    const ours = openSqliteCheckpointer(tempFile());
+    const oursFile = tempFile();
+    const ours = openSqliteCheckpointer(oursFile);
     const theirsFile = tempFile();
     const theirs = SqliteSaver.fromConnString(theirsFile);
-    const oursFile = (ours.saver as unknown as { db: { name: string } }).db.name;
     try {
       for (const [saver, file] of [
         [ours.saver, oursFile],
