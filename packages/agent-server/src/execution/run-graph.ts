@@ -4,7 +4,7 @@ import { Command } from "@langchain/langgraph";
 import { toWire } from "../domain/serialize.js";
 import type { WireJson } from "../domain/wire-json.js";
 import type { RunnableGraph } from "../graphs/registry.js";
-import { STREAM_FLUSHED_KEY } from "../storage/checkpoint-metadata.js";
+import { STREAM_FLUSHED_KEY, WRITE_BEHIND_KEY } from "../storage/checkpoint-metadata.js";
 import type { RunRecord } from "../storage/types.js";
 import type { StreamBroker } from "../stream/types.js";
 import type { EventLoopTurns } from "./event-loop-turns.js";
@@ -197,9 +197,12 @@ export async function executeRun(args: {
   };
   const options = {
     ...config,
-    ...(run.kwargs.resumable
-      ? { configurable: { ...config.configurable, [STREAM_FLUSHED_KEY]: flushed } }
-      : {}),
+    configurable: {
+      ...config.configurable,
+      // The worker settles the run's writes before it reports the run's end.
+      [WRITE_BEHIND_KEY]: true,
+      ...(run.kwargs.resumable ? { [STREAM_FLUSHED_KEY]: flushed } : {}),
+    },
     streamMode,
     signal,
     // Always ask for namespaces: subgraph events are only forwarded when the run asked for them.

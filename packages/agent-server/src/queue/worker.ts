@@ -97,6 +97,7 @@ export async function processRun(
     const graphId = String((run.kwargs.config.configurable as Record<string, unknown>).graph_id);
     const graph = await deps.registry.getGraph(graphId, runConfig);
     const threadState = (): Promise<ThreadAfterRun> => threadAfterRun(graph, run.thread_id, deps.wire);
+    const settle = async () => deps.checkpoints.settle?.(run.thread_id);
 
     // A run whose input already reached a checkpoint resumes from there: applying the input again
     // would duplicate it, and finished supersteps are not executed twice. That is a re-attempt
@@ -126,8 +127,11 @@ export async function processRun(
         wire: deps.wire,
         resume,
       });
+      await settle();
       completion = { status: "success", error: null, thread };
     } catch (error) {
+      // Whatever the end, the run's writes are committed (or failed) before it is reported.
+      await settle().catch(() => {});
       const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
       if (reason === "shutdown" || reason === "lease-lost") {
         log.info({ reason }, "run stopped; it goes back to the queue");

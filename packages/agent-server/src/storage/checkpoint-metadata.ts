@@ -31,6 +31,13 @@ export function mergeRunMetadata(config: RunnableConfig, metadata: CheckpointMet
  */
 export const STREAM_FLUSHED_KEY = "__berth_stream_flushed";
 
+/**
+ * The configurable key (true) of a run the worker executes and then settles
+ * (`CheckpointAdmin.settle`) before it reports the run's end: its checkpointer may resolve the
+ * run's writes before they are committed, and commit several steps' together (PostgreSQL).
+ */
+export const WRITE_BEHIND_KEY = "__berth_write_behind";
+
 /** The checkpoint metadata key of the last stream event id kept before the checkpoint. */
 export const STREAM_EVENT_ID_KEY = "berth_stream_event_id";
 

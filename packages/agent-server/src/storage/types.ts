@@ -195,6 +195,12 @@ export interface CheckpointAdmin {
    * that checkpoint, without asking the database. Returns what withdraws it if still unread.
    */
   expectLatest?(threadId: string, latest: LatestCheckpoint | null): () => void;
+  /**
+   * Waits until the writes of the thread's run this process executed are committed: a
+   * checkpointer may resolve a run's writes before (WRITE_BEHIND_KEY). Rejects with the first
+   * that failed. The worker calls it before it reports the run's end, whatever the end.
+   */
+  settle?(threadId: string): Promise<void>;
 }
 
 /** The storage port: one backend (SQLite files, or a PostgreSQL database) behind it. */

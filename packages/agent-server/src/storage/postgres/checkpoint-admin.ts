@@ -29,6 +29,9 @@ export function postgresCheckpointer(
     expectLatest(threadId, latest) {
       return saver.expectLatest(threadId, latest);
     },
+    settle(threadId) {
+      return saver.settle(threadId);
+    },
     async latestRunId(threadId) {
       // The saver's own getTuple picks the latest checkpoint the same way (highest id in the namespace).
       const result = await pool.query<{ run_id: string | null }>(
@@ -39,7 +42,7 @@ export function postgresCheckpointer(
       return result.rows[0]?.run_id ?? undefined;
     },
     async deleteRunCheckpoints(threadId, runId) {
-      saver.forgetThread(threadId);
+      await saver.forgetThread(threadId);
       // Blobs are shared between checkpoints by channel version; those left unreferenced are harmless.
       await inTransaction([
         [
@@ -56,7 +59,8 @@ export function postgresCheckpointer(
       await saver.deleteThread(threadId);
     },
     async copyThread(fromThreadId, toThreadId) {
-      saver.forgetThread(toThreadId);
+      await saver.flush(fromThreadId);
+      await saver.forgetThread(toThreadId);
       // A copy's checkpoint metadata names the new thread, so history filters by thread keep working.
       await inTransaction([
         [

@@ -15,8 +15,11 @@ interface Queued {
 }
 
 interface Lane {
+  /** A statement is being sent, or its send is scheduled for the next turn. */
   busy: boolean;
   queue: Queued[];
+  /** Called when the lane has nothing queued or being sent (see drain). */
+  drained: Array<() => void>;
 }
 
 /**
@@ -41,7 +44,7 @@ export class CheckpointWriteLanes {
   submit(lane: string, part: WritePart): Promise<void> {
     let entry = this.lanes.get(lane);
     if (!entry) {
-      entry = { busy: false, queue: [] };
+      entry = { busy: false, queue: [], drained: [] };
       this.lanes.set(lane, entry);
     }
     const queued = entry;
@@ -49,6 +52,19 @@ export class CheckpointWriteLanes {
       queued.queue.push({ part, resolve, reject });
       if (!queued.busy) this.flushSoon(lane, queued);
     });
+  }
+
+  /** Resolves once nothing of `lane` is queued or being sent. */
+  drain(lane: string): Promise<void> {
+    const entry = this.lanes.get(lane);
+    if (!entry) return Promise.resolve();
+    return new Promise((resolve) => entry.drained.push(resolve));
+  }
+
+  /** `drain` of every lane whose name starts with `prefix`. */
+  async drainAll(prefix: string): Promise<void> {
+    const names = [...this.lanes.keys()].filter((name) => name.startsWith(prefix));
+    await Promise.all(names.map((name) => this.drain(name)));
   }
 
   private flushSoon(name: string, lane: Lane): void {
@@ -74,6 +90,7 @@ export class CheckpointWriteLanes {
     else {
       lane.busy = false;
       this.lanes.delete(name);
+      for (const drained of lane.drained.splice(0)) drained();
     }
   }
 }

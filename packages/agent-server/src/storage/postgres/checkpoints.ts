@@ -10,7 +10,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
-import { mergeRunMetadata } from "../checkpoint-metadata.js";
+import { mergeRunMetadata, WRITE_BEHIND_KEY } from "../checkpoint-metadata.js";
 import type { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { LatestCheckpoint } from "../types.js";
 import { CheckpointWriteLanes } from "./checkpoint-write-lanes.js";
@@ -59,6 +59,8 @@ export class BerthPostgresSaver extends PostgresSaver {
   private readonly expected = new Map<string, { latest: LatestCheckpoint | null }>();
   /** The official read of the latest checkpoint, its rows left out when the held tuple is it. */
   private readonly latestIfHeld: string;
+  /** Per thread: the first of its runs' written-behind writes that failed, until `settle`. */
+  private readonly failures = new Map<string, unknown>();
 
   constructor(
     private readonly db: pg.Pool,
@@ -120,6 +122,7 @@ export class BerthPostgresSaver extends PostgresSaver {
   ): Promise<RunnableConfig> {
     if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
     const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable;
+    const behind = this.writesBehind(config);
     const [blobs, dumpedMetadata] = await Promise.all([
       this.dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(mergeRunMetadata(config, metadata)),
@@ -150,17 +153,43 @@ export class BerthPostgresSaver extends PostgresSaver {
         return statements;
       },
     });
-    await this.afterCommit(key, committed);
     const written = new Map(
       blobs.map(([, , channel, version, type, bytes]) => [channel, { version, type, bytes: bytes ?? null }]),
     );
-    this.held.put(
-      key,
-      { checkpointId: checkpoint.id, parentId: checkpoint_id, checkpointJson, metadataJson },
-      checkpoint.channel_versions,
-      written,
+    await this.afterCommit(thread_id, key, committed, behind, () =>
+      this.held.put(
+        key,
+        { checkpointId: checkpoint.id, parentId: checkpoint_id, checkpointJson, metadataJson },
+        checkpoint.channel_versions,
+        written,
+      ),
     );
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * Whether `config` is a run's that the worker settles (WRITE_BEHIND_KEY): its writes are then
+   * resolved once queued, not once committed, so LangGraph asks for the next step's at once and
+   * a fast run's steps go to PostgreSQL as one statement instead of one round trip each (issue 31).
+   * A write of such a thread after one of them failed fails at once: LangGraph chains a step's
+   * checkpoint on the previous one, and nothing may be stored past a checkpoint that is not.
+   */
+  private writesBehind(config: RunnableConfig): boolean {
+    if (config.configurable?.[WRITE_BEHIND_KEY] !== true) return false;
+    const failure = this.failures.get(config.configurable.thread_id);
+    if (failure !== undefined) throw failure;
+    return true;
+  }
+
+  /**
+   * Waits for the writes of `threadId` this process holds back (those of its runs, see
+   * writesBehind) to be committed; rejects with the first that failed since the last settle.
+   */
+  async settle(threadId: string): Promise<void> {
+    await this.flush(threadId);
+    const failure = this.failures.get(threadId);
+    this.failures.delete(threadId);
+    if (failure !== undefined) throw failure;
   }
 
   /**
@@ -217,6 +246,7 @@ export class BerthPostgresSaver extends PostgresSaver {
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
     if (writes.length === 0) return;
+    const behind = this.writesBehind(config);
     const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
     const dumped = await this._dumpWrites(
       config.configurable?.thread_id,
@@ -248,7 +278,6 @@ export class BerthPostgresSaver extends PostgresSaver {
          }`,
       ],
     });
-    await this.afterCommit(key, committed);
     const held = rows.map(([, , , taskId, idx, channel, type, bytes]) => ({
       taskId,
       idx,
@@ -256,17 +285,31 @@ export class BerthPostgresSaver extends PostgresSaver {
       type,
       bytes,
     }));
-    this.held.putWrites(key, String(checkpoint_id), held, upsert);
+    await this.afterCommit(String(thread_id), key, committed, behind, () =>
+      this.held.putWrites(key, String(checkpoint_id), held, upsert),
+    );
   }
 
-  /** A write's commit; a failed one may still have committed (its answer lost): forget the thread. */
-  private async afterCommit(key: string, committed: Promise<void>): Promise<void> {
-    try {
-      await committed;
-    } catch (error) {
+  /**
+   * After a write's commit, `then` (the held tuple's update). A failed one may still have
+   * committed (its answer lost): the thread namespace is forgotten. A write held back resolves at
+   * once; its failure is kept for `settle`.
+   */
+  private async afterCommit(
+    threadId: string,
+    key: string,
+    committed: Promise<void>,
+    behind: boolean,
+    then: () => void,
+  ): Promise<void> {
+    const done = committed.then(then, (error: unknown) => {
       this.held.forget(key);
+      // Kept as the commit fails, before a drain that waited for it resumes.
+      if (behind && !this.failures.has(threadId)) this.failures.set(threadId, error);
       throw error;
-    }
+    });
+    if (!behind) return done;
+    done.catch(() => {});
   }
 
   /**
@@ -279,6 +322,8 @@ export class BerthPostgresSaver extends PostgresSaver {
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable ?? {};
     const key = `${thread_id}\u0000${checkpoint_ns}`;
+    // Read what this process wrote: writes held back are sent first.
+    if (!this.lanes.idle(key)) await this.lanes.drain(key);
     const expected = checkpoint_id ? undefined : this.expected.get(key)?.latest;
     this.expected.delete(key);
     const held = checkpoint_id ? undefined : this.held.get(key);
@@ -371,12 +416,21 @@ export class BerthPostgresSaver extends PostgresSaver {
   }
 
   override async deleteThread(threadId: string): Promise<void> {
-    this.held.forgetThread(threadId);
+    await this.forgetThread(threadId);
     await super.deleteThread(threadId);
   }
 
-  /** Forgets what is held of a thread (its checkpoints are being removed or replaced). */
-  forgetThread(threadId: string): void {
+  /**
+   * Forgets what is held of a thread (its checkpoints are being removed or replaced), once its
+   * writes held back are sent: none lands after the change.
+   */
+  async forgetThread(threadId: string): Promise<void> {
+    await this.flush(threadId);
     this.held.forgetThread(threadId);
+  }
+
+  /** Sends the writes of `threadId` held back (in every namespace) and waits for their commits. */
+  flush(threadId: string): Promise<void> {
+    return this.lanes.drainAll(`${threadId}\u0000`);
   }
 }
