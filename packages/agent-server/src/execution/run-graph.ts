@@ -214,6 +214,14 @@ export async function executeRun(args: {
     const [namespace, mode, data] = chunk as [string[], string, unknown];
     for (const out of mapper.map(namespace, mode, data)) publish(out.event, out.data);
   };
+  // Mapped (their wire form built) only if published: a broker may hold them for a listener that
+  // may never come. In order, since the mapper keeps what earlier chunks completed.
+  const publishChunkLazily = (chunk: unknown) => {
+    const [namespace, mode, data] = chunk as [string[], string, unknown];
+    broker.publishLazily?.(run.run_id, () =>
+      mapper.map(namespace, mode, data).filter((out) => !filter?.drops(out.event, out.data)),
+    );
+  };
   if (run.kwargs.stream_mode.includes("events")) {
     // `events` needs LangGraph's event stream; the other modes ride in it as the root chain's
     // on_chain_stream chunks, so one pass serves both.
@@ -240,7 +248,8 @@ export async function executeRun(args: {
     holding = false;
     const [namespace, mode, data] = chunk as [string[], string, unknown];
     final.observe(namespace, mode, data);
-    if (broker.wanted(run.run_id)) publishChunk(chunk);
+    if (broker.publishLazily) publishChunkLazily(chunk);
+    else if (broker.wanted(run.run_id)) publishChunk(chunk);
   }
   return final.thread() ?? threadAfterRun(graph, run.thread_id, wire);
 }

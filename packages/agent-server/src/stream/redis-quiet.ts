@@ -9,12 +9,20 @@ const DECLARED_MAX = 10_000;
 /** Events held per quiet run at most (the oldest go first, as the log's cap drops them). */
 const HELD_MAX = 1_000;
 
+/** An event held, or what produces some when they are needed. */
+export type HeldEvent =
+  | { event: string; data: unknown }
+  | { produce: () => Array<{ event: string; data: unknown }> };
+
 /** A run this process executes without a replay log (not resumable). */
 export interface QuietExecution {
   /** `asking`: whether anyone listens is not known yet; `quiet`: nobody did; `forward`: to Redis. */
   mode: "asking" | "quiet" | "forward";
-  /** Events (and the end, `data` undefined) published while not forwarding, in order. */
-  held: Array<{ event: string; data: unknown }>;
+  /**
+   * Events (and the end, `data` undefined) published while not forwarding, in order; `produce`
+   * for those published lazily (see StreamBroker.publishLazily).
+   */
+  held: Array<HeldEvent>;
   ended: boolean;
 }
 
@@ -42,9 +50,12 @@ export class QuietRuns {
     return execution;
   }
 
-  hold(execution: QuietExecution, event: string, data: unknown): void {
-    execution.held.push({ event, data });
-    if (execution.held.length > HELD_MAX) execution.held.shift();
+  hold(execution: QuietExecution, held: HeldEvent): void {
+    execution.held.push(held);
+    if (execution.held.length <= HELD_MAX) return;
+    const dropped = execution.held.shift();
+    // Produced all the same (its events dropped): a producer may depend on those before it.
+    if (dropped && "produce" in dropped) dropped.produce();
   }
 
   /** The run ended while not forwarding: kept a few seconds for a listener on its way. */

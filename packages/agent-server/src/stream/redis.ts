@@ -151,10 +151,16 @@ export class RedisStreamBroker implements StreamBroker {
     return true;
   }
 
+  publishLazily(runId: string, produce: () => Array<{ event: string; data: unknown }>): void {
+    const execution = this.quiet.executions.get(runId);
+    if (execution && execution.mode !== "forward") this.quiet.hold(execution, { produce });
+    else for (const { event, data } of produce()) this.publish(runId, event, data);
+  }
+
   publish(runId: string, event: string, data: unknown): void {
     const execution = this.quiet.executions.get(runId);
     if (execution && execution.mode !== "forward") {
-      this.quiet.hold(execution, event, data);
+      this.quiet.hold(execution, { event, data });
       return;
     }
     // The acceptance's `metadata` (published by the API process, which may not execute the run)
@@ -166,7 +172,7 @@ export class RedisStreamBroker implements StreamBroker {
   end(runId: string): void {
     const execution = this.quiet.executions.get(runId);
     if (execution && execution.mode !== "forward") {
-      this.quiet.hold(execution, END, undefined);
+      this.quiet.hold(execution, { event: END, data: undefined });
       this.quiet.ended(runId, execution);
       return;
     }
@@ -183,11 +189,13 @@ export class RedisStreamBroker implements StreamBroker {
 
   private forward(runId: string, execution: QuietExecution): void {
     execution.mode = "forward";
-    for (const { event, data } of execution.held.splice(0)) {
-      if (event === END) {
-        if (this.quiet.executions.get(runId) === execution) this.quiet.executions.delete(runId);
-        this.append(runId, JSON.stringify({ event: END, data: null }), this.options.ttlMs, true);
-      } else this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs, false);
+    for (const held of execution.held.splice(0)) {
+      for (const { event, data } of "produce" in held ? held.produce() : [held]) {
+        if (event === END) {
+          if (this.quiet.executions.get(runId) === execution) this.quiet.executions.delete(runId);
+          this.append(runId, JSON.stringify({ event: END, data: null }), this.options.ttlMs, true);
+        } else this.append(runId, JSON.stringify({ event, data }), this.options.runTtlMs, false);
+      }
     }
   }
 

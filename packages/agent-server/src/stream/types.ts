@@ -27,6 +27,12 @@ export interface StreamBroker {
    */
   publish(runId: string, event: string, data: unknown): void;
   /**
+   * `publish` of the events `produce` returns, called in order with the other publications of the
+   * run, now or only if someone comes to listen (a broker that holds a run's events for a listener
+   * on its way: their wire form is not built for nobody). Without it: `wanted`, then `publish`.
+   */
+  publishLazily?(runId: string, produce: () => Array<{ event: string; data: unknown }>): void;
+  /**
    * With a durable log (one process on SQLite): the id of the last event kept for the run, which
    * the checkpointer stamps on each checkpoint, so a run resumed from one knows which of its
    * events came after it (issue 27 item 8). Undefined without a log.
