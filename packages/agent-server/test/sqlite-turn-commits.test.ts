@@ -10,9 +10,11 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import Database from "better-sqlite3";
 import { openSqliteCheckpointer } from "../src/storage/sqlite/checkpoints.js";
 
-// The checkpoint file's writes share one commit per turn of the event loop (TurnCommits): what a
-// saver's promise reported stored is committed (another connection reads it), its task writes
-// are the official saver's rows, and a turn whose transaction is lost rejects every write in it.
+// The checkpoint file's writes share one commit per turn of the event loop (TurnCommits; on a file
+// other processes write too, QueuedCommits): what a saver's promise reported stored is committed
+// (another connection reads it), its task writes are the official saver's rows, and a turn whose
+// transaction is lost rejects every write in it. On a shared file the write lock is not held
+// while the graph's nodes run.
 
 const dirs: string[] = [];
 after(() => {
@@ -67,41 +69,42 @@ function checkpointCount(file: string, threadId: string): number {
 }
 
 describe("SQLite checkpoint writes committed once per turn", () => {
-  it("a run's checkpoints and task writes (parallel tasks, an interrupt) are committed when it returns, as the official saver writes them", async () => {
-    const oursFile = tempFile();
-    const ours = openSqliteCheckpointer(oursFile);
-    const theirsFile = tempFile();
-    const theirs = SqliteSaver.fromConnString(theirsFile);
-    try {
-      for (const [saver, file] of [
-        [ours.saver, oursFile],
-        [theirs, theirsFile],
-      ] as const) {
-        const graph = fanOutGraph();
-        graph.checkpointer = saver;
-        const config = { configurable: { thread_id: "t1" } };
-        const first = await graph.invoke({}, config);
-        assert.ok("__interrupt__" in first, "the review interrupted");
-        // Read by another connection while the saver is still open: nothing is left uncommitted.
-        assert.ok(writesOf(file, "t1").some((w) => w.channel === "__interrupt__"));
-        assert.equal(checkpointCount(file, "t1"), 3);
+  for (const shared of [false, true])
+    it(`a run's checkpoints and task writes (parallel tasks, an interrupt) are committed when it returns, as the official saver writes them${shared ? " (a file other processes write)" : ""}`, async () => {
+      const oursFile = tempFile();
+      const ours = openSqliteCheckpointer(oursFile, { shared });
+      const theirsFile = tempFile();
+      const theirs = SqliteSaver.fromConnString(theirsFile);
+      try {
+        for (const [saver, file] of [
+          [ours.saver, oursFile],
+          [theirs, theirsFile],
+        ] as const) {
+          const graph = fanOutGraph();
+          graph.checkpointer = saver;
+          const config = { configurable: { thread_id: "t1" } };
+          const first = await graph.invoke({}, config);
+          assert.ok("__interrupt__" in first, "the review interrupted");
+          // Read by another connection while the saver is still open: nothing is left uncommitted.
+          assert.ok(writesOf(file, "t1").some((w) => w.channel === "__interrupt__"));
+          assert.equal(checkpointCount(file, "t1"), 3);
+        }
+        assert.deepEqual(writesOf(oursFile, "t1"), writesOf(theirsFile, "t1"));
+        const [ourState, theirState] = await Promise.all(
+          [ours.saver, theirs].map(async (saver) => {
+            const tuple = await saver.getTuple({ configurable: { thread_id: "t1" } });
+            return tuple?.pendingWrites?.map(([, channel, value]) => [
+              channel,
+              JSON.stringify(value).replace(/"id":"[0-9a-f]{32}"/g, ""),
+            ]);
+          }),
+        );
+        assert.deepEqual(ourState, theirState);
+      } finally {
+        ours.close();
+        theirs.db.close();
       }
-      assert.deepEqual(writesOf(oursFile, "t1"), writesOf(theirsFile, "t1"));
-      const [ourState, theirState] = await Promise.all(
-        [ours.saver, theirs].map(async (saver) => {
-          const tuple = await saver.getTuple({ configurable: { thread_id: "t1" } });
-          return tuple?.pendingWrites?.map(([, channel, value]) => [
-            channel,
-            JSON.stringify(value).replace(/"id":"[0-9a-f]{32}"/g, ""),
-          ]);
-        }),
-      );
-      assert.deepEqual(ourState, theirState);
-    } finally {
-      ours.close();
-      theirs.db.close();
-    }
-  });
+    });
 
   it("a turn whose transaction is lost rejects each of its writes; nothing of it is stored, and the saver goes on", async () => {
     const file = tempFile();
@@ -141,6 +144,80 @@ describe("SQLite checkpoint writes committed once per turn", () => {
         cold.close();
       }
     } finally {
+      opened.close();
+    }
+  });
+
+  it("on a file other processes write, the lock is free while nodes run, a turn's writes commit together, and a write that fails alone is rejected alone", async () => {
+    const file = tempFile();
+    const opened = openSqliteCheckpointer(file, { shared: true });
+    const { saver } = opened;
+    // Another process's connection, which must not wait for the write lock: it fails at once.
+    const other = new Database(file);
+    other.pragma("busy_timeout = 0");
+    const lockFree: boolean[] = [];
+    const tryLock = () => {
+      try {
+        other.exec("BEGIN IMMEDIATE");
+        other.exec("ROLLBACK");
+        lockFree.push(true);
+      } catch {
+        lockFree.push(false);
+      }
+    };
+    const State = Annotation.Root({
+      items: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+    });
+    const graph = new StateGraph(State)
+      .addNode("one", () => {
+        tryLock();
+        return { items: ["one"] };
+      })
+      .addNode("two", () => {
+        tryLock();
+        return { items: ["two"] };
+      })
+      .addEdge("__start__", "one")
+      .addEdge("one", "two")
+      .compile({ checkpointer: saver });
+    const at = (id?: string): RunnableConfig => ({
+      configurable: { thread_id: "t2", checkpoint_ns: "", ...(id ? { checkpoint_id: id } : {}) },
+    });
+    try {
+      await graph.invoke({ items: ["in"] }, at());
+      assert.deepEqual(lockFree, [true, true], "the write lock was free while each node ran");
+      assert.equal(checkpointCount(file, "t2"), 4);
+      assert.deepEqual((await graph.getState(at())).values.items, ["in", "one", "two"]);
+
+      // One write fails without ending the transaction (RAISE ABORT): the others of its turn stand.
+      other.exec(
+        "CREATE TRIGGER refuse BEFORE INSERT ON writes WHEN NEW.channel = 'refused' BEGIN SELECT RAISE(ABORT, 'refused'); END",
+      );
+      const latest = (await saver.getTuple(at()))?.config.configurable?.checkpoint_id as string;
+      const kept = saver.putWrites(at(latest), [["items", "kept"]], "task-a");
+      const refused = saver.putWrites(at(latest), [["refused", 1]], "task-b");
+      refused.catch(() => {});
+      // Read in the same turn, once both are queued (their serialisation takes a few microtasks;
+      // the turn's commit waits for the next macrotask): the read runs them first.
+      for (let i = 0; i < 50; i++) await Promise.resolve();
+      const pending = (await saver.getTuple(at()))?.pendingWrites?.map(([task, channel]) => [task, channel]);
+      assert.deepEqual(pending, [["task-a", "items"]]);
+      await assert.rejects(refused, /refused/);
+      await kept;
+
+      // A write that ends the transaction (RAISE ROLLBACK) takes the turn's other writes with it.
+      other.exec(
+        "CREATE TRIGGER boom BEFORE INSERT ON writes WHEN NEW.channel = 'boom' BEGIN SELECT RAISE(ROLLBACK, 'boom'); END",
+      );
+      const next = { ...emptyCheckpoint(), id: "1ef00000-0000-6000-8000-0000000000ff" };
+      const put = saver.put(at(latest), next, { source: "update", step: 9, parents: {} });
+      const boom = saver.putWrites(at(latest), [["boom", 1]], "task-c");
+      await assert.rejects(boom, /boom/);
+      await assert.rejects(put, /boom/, "the put of the same turn is rolled back with it");
+      assert.equal(checkpointCount(file, "t2"), 4);
+      assert.deepEqual((await graph.getState(at())).values.items, ["in", "one", "two"]);
+    } finally {
+      other.close();
       opened.close();
     }
   });

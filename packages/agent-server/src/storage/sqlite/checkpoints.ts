@@ -15,7 +15,7 @@ import type { CheckpointAdmin } from "../types.js";
 import { CheckpointChains } from "./checkpoint-chains.js";
 import { DELTA_TYPE } from "./checkpoint-deltas.js";
 import { SHARED_MMAP_BYTES } from "./database.js";
-import { TurnCommits } from "./turn-commits.js";
+import { QueuedCommits, TurnCommits } from "./turn-commits.js";
 
 /** Runs a write of the saver's; the promise settles once it is committed. */
 type Commit = <T>(write: () => T) => Promise<T>;
@@ -35,8 +35,20 @@ export class BerthSqliteSaver extends SqliteSaver {
     private readonly serializer: CheckpointSerializer,
     private readonly chains: CheckpointChains,
     private readonly commit: Commit,
+    /** Makes the writes `commit` queued visible to this connection's reads. */
+    private readonly beforeRead: () => void = () => {},
   ) {
     super(readingWhole(raw, chains.row), serializer);
+  }
+
+  override async getTuple(config: RunnableConfig) {
+    this.beforeRead();
+    return super.getTuple(config);
+  }
+
+  override async *list(...args: Parameters<SqliteSaver["list"]>) {
+    this.beforeRead();
+    yield* super.list(...args);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata) {
@@ -131,12 +143,17 @@ export function openSqliteCheckpointer(
   const db = openSqliteFile(file, { backgroundCheckpoints: options.backgroundCheckpoints === true });
   if (options.shared) db.pragma(`mmap_size = ${SHARED_MMAP_BYTES}`);
   const chains = new CheckpointChains(db);
-  // Other processes writing the file would wait for a transaction held until the turn ends.
-  const turns = options.shared ? undefined : new TurnCommits(db, () => chains.forgetAll());
-  const commit: Commit = turns ? (write) => turns.write(write) : async (write) => write();
+  // Other processes writing the file would wait for a transaction held until the turn ends: there
+  // the turn's writes are queued and run in one short transaction instead.
+  const turns = options.shared
+    ? new QueuedCommits(db, () => chains.forgetAll())
+    : new TurnCommits(db, () => chains.forgetAll());
+  const commit: Commit = (write) => turns.write(write);
   // What the turn wrote, committed before a statement of its own (and before the file closes).
-  const standAlone = () => turns?.commit();
-  const saver = new BerthSqliteSaver(db, new CheckpointSerializer(), chains, commit);
+  const standAlone = () => turns.commit();
+  // Queued writes are not seen by this connection until they run; an open transaction's are.
+  const beforeRead = options.shared ? standAlone : () => {};
+  const saver = new BerthSqliteSaver(db, new CheckpointSerializer(), chains, commit, beforeRead);
   saver.init();
   // The saver stores metadata as JSON text in a BLOB column; its own filters read it the same way.
   const runCheckpoints =
@@ -170,6 +187,7 @@ export function openSqliteCheckpointer(
   );
   const admin: CheckpointAdmin = {
     async latestRunId(threadId) {
+      beforeRead();
       const row = latestRunId.get(threadId) as { run_id: unknown } | undefined;
       return typeof row?.run_id === "string" ? row.run_id : undefined;
     },
