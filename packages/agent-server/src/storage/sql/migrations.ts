@@ -128,6 +128,18 @@ function migrations(d: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex("crons_thread").on("crons").column("thread_id").execute();
       },
     },
+    // A thread's pending and running runs, read at every run's create and end: through
+    // runs_thread_seq those reads visited every run the thread ever had (issue 31: at turn 50 of a
+    // chat, 56 µs of SQLite per run instead of 6). Not partial: the statements bind the statuses.
+    "0105_runs_thread_status": {
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createIndex("runs_thread_status")
+          .on("runs")
+          .columns(["thread_id", "status"])
+          .execute();
+      },
+    },
   };
 }
 

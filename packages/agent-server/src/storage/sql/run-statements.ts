@@ -23,9 +23,10 @@ export function runStatements(dialect: SqlDialect) {
         .selectFrom("runs")
         .select(["run_id", "status"])
         .where("thread_id", "=", threadId)
-        .where("status", "in", ["pending", "running"])
-        .orderBy("seq");
-      return dialect.rowLocks ? q.forUpdate() : q;
+        .where("status", "in", ["pending", "running"]);
+      // SQLite would walk runs_thread_seq (every run the thread ever had) to spare itself sorting
+      // the few active ones; `+seq` orders them without that index, so runs_thread_status is used.
+      return dialect.rowLocks ? q.orderBy("seq").forUpdate() : q.orderBy(sql`+seq`);
     }),
     run: new PreparedStatement((db, runId: string, threadId: string) =>
       db.selectFrom("runs").selectAll().where("run_id", "=", runId).where("thread_id", "=", threadId),
