@@ -2,14 +2,12 @@
 // official PostgresSaver it extends: the same graph run on both, with an interrupt and its resume,
 // must leave the same state, history and pending writes. Needs DATABASE_URL (skips without).
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
 import { Command, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import pg from "pg";
 import { postgresCheckpointer } from "../src/storage/postgres/checkpoint-admin.js";
-import { dropSchemas, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
+import { checkpointerSchemas, recordQueries, TEST_DATABASE_URL } from "./postgres.js";
 
 const url = TEST_DATABASE_URL;
 
@@ -65,25 +63,7 @@ async function observe(
 describe("Berth's PostgreSQL checkpointer", {
   skip: url === undefined ? "DATABASE_URL is not set" : false,
 }, () => {
-  const schemas: string[] = [];
-  const pools: pg.Pool[] = [];
-  after(async () => {
-    await Promise.all(pools.map((p) => p.end()));
-    if (url) await dropSchemas(url, schemas);
-  });
-
-  async function savers() {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    pools.push(pool);
-    const ours = freshSchemaName();
-    const theirs = freshSchemaName();
-    schemas.push(ours, theirs);
-    const berth = postgresCheckpointer(pool, ours).saver;
-    const official = new PostgresSaver(pool, undefined, { schema: theirs });
-    await berth.setup();
-    await official.setup();
-    return { berth, official, pool, schema: ours };
-  }
+  const savers = checkpointerSchemas(url);
 
   it("leaves the same state, history and interrupts as the official saver through an interrupt and two resumes", async () => {
     const { berth, official } = await savers();
@@ -173,13 +153,7 @@ describe("Berth's PostgreSQL checkpointer", {
 
   it("sends a step's task writes with the next checkpoint: a one-node run in three statements, not five", async () => {
     const { berth, pool } = await savers();
-    const sent: string[] = [];
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
-      const first = args[0] as string | { text: string };
-      sent.push(typeof first === "string" ? first : first.text);
-      return query(...args);
-    };
+    const sent = recordQueries(pool, () => true);
     const graph = new StateGraph(MessagesAnnotation)
       .addNode("echo", (state: typeof MessagesAnnotation.State) => ({
         messages: [new AIMessage({ content: `echo ${state.messages.length}` })],
@@ -240,14 +214,7 @@ describe("Berth's PostgreSQL checkpointer", {
         }))
         .addEdge(START, "echo")
         .compile({ checkpointer: saver });
-    const reads: string[] = [];
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
-      const first = args[0] as string | { text: string };
-      const text = typeof first === "string" ? first : first.text;
-      if (/^\s*select/i.test(text)) reads.push(text);
-      return query(...args);
-    };
+    const reads = recordQueries(pool, (text) => /^\s*select/i.test(text));
     // Nothing yet: the claim saw no checkpoint, so the read is not sent.
     berth.expectLatest("t6", null);
     assert.equal(await berth.getTuple(config), undefined);

@@ -3,15 +3,13 @@
 // official saver's, and a write that fails is reported by `settle` with nothing stored past it.
 // Needs DATABASE_URL (skips without).
 import assert from "node:assert/strict";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { AIMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import pg from "pg";
 import { WRITE_BEHIND_KEY } from "../src/storage/checkpoint-metadata.js";
 import { postgresCheckpointer } from "../src/storage/postgres/checkpoint-admin.js";
-import { dropSchemas, freshSchemaName, TEST_DATABASE_URL } from "./postgres.js";
+import { checkpointerSchemas, recordQueries, TEST_DATABASE_URL } from "./postgres.js";
 
 const url = TEST_DATABASE_URL;
 
@@ -44,33 +42,15 @@ async function observe(graph: ReturnType<typeof chainOn>, threadId: string) {
 describe("Berth's PostgreSQL checkpointer holding a run's writes back", {
   skip: url === undefined ? "DATABASE_URL is not set" : false,
 }, () => {
-  const schemas: string[] = [];
-  const pools: pg.Pool[] = [];
-  after(async () => {
-    await Promise.all(pools.map((p) => p.end()));
-    if (url) await dropSchemas(url, schemas);
-  });
-
-  /** Berth's saver and the official one on one pool, each in a fresh schema; inserts counted. */
+  const checkpointers = checkpointerSchemas(url);
+  /** Both savers, and the inserts into Berth's schema counted. */
   async function savers() {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    pools.push(pool);
-    const ours = freshSchemaName();
-    const theirs = freshSchemaName();
-    schemas.push(ours, theirs);
-    const berth = postgresCheckpointer(pool, ours).saver;
-    const official = new PostgresSaver(pool, undefined, { schema: theirs });
-    await berth.setup();
-    await official.setup();
-    const inserts: string[] = [];
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
-      const first = args[0] as string | { text: string };
-      const text = typeof first === "string" ? first : first.text;
-      if (/insert into/i.test(text) && text.includes(ours)) inserts.push(text);
-      return query(...args);
-    };
-    return { berth, official, pool, schema: ours, inserts };
+    const made = await checkpointers();
+    const inserts = recordQueries(
+      made.pool,
+      (text) => /insert into/i.test(text) && text.includes(made.schema),
+    );
+    return { ...made, inserts };
   }
 
   it("sends a run's five checkpoints and four tasks' writes in at most two statements, reads its own back before they are committed, and stores what the official saver stores", async () => {

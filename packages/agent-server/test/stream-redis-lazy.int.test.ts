@@ -4,31 +4,13 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
-import pino from "pino";
-import { closeRedis, connectRedis } from "../src/redis/connection.js";
-import { RedisStreamBroker } from "../src/stream/redis.js";
+import { testBroker } from "./redis-broker.js";
 
 const url = process.env.REDIS_URL || undefined;
-const logger = pino({ level: "silent" });
 
 function broker(prefix: string, name: string) {
   if (!url) throw new Error("REDIS_URL is not set");
-  const pub = connectRedis(url, name, logger);
-  const sub = connectRedis(url, `${name}-sub`, logger);
-  const instance = new RedisStreamBroker(pub, sub, {
-    prefix,
-    ttlMs: 60_000,
-    runTtlMs: 60_000,
-    maxEvents: 1_000,
-    logger,
-  });
-  return {
-    instance,
-    close: async () => {
-      instance.close();
-      await Promise.all([closeRedis(pub), closeRedis(sub)]);
-    },
-  };
+  return testBroker(url, { prefix, name, maxEvents: 1_000 });
 }
 
 describe("Redis stream broker, events published lazily", {

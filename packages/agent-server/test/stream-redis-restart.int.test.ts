@@ -7,33 +7,15 @@
 // gone from the log.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import pino from "pino";
 import { PrivateRedis } from "../../../test/e2e/private-redis.js";
-import { closeRedis, connectRedis } from "../src/redis/connection.js";
-import { RedisStreamBroker } from "../src/stream/redis.js";
+import { testBroker } from "./redis-broker.js";
 
 const REDIS_SERVER_PRESENT = await import("node:fs").then((fs) => fs.existsSync("/usr/bin/redis-server"));
 
 const redis = new PrivateRedis();
-const logger = pino({ level: "silent" });
 
 function broker(name: string) {
-  const pub = connectRedis(redis.url, `${name}`, logger);
-  const sub = connectRedis(redis.url, `${name}-sub`, logger);
-  const instance = new RedisStreamBroker(pub, sub, {
-    prefix: "restart-test:",
-    ttlMs: 60_000,
-    runTtlMs: 60_000,
-    maxEvents: 100_000,
-    logger,
-  });
-  return {
-    instance,
-    close: async () => {
-      instance.close();
-      await Promise.all([closeRedis(pub), closeRedis(sub)]);
-    },
-  };
+  return testBroker(redis.url, { prefix: "restart-test:", name, maxEvents: 100_000 });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
