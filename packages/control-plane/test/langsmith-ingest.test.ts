@@ -1,66 +1,16 @@
 // The LangSmith-compatible ingest API at its edges: per-deployment ingest keys, malformed and
-// oversized payloads (4xx, never 500), a full queue (503, counted in /metrics), another
-// deployment's run ids (409, unchanged), and the
-// lifecycle of tracing projects (delete with traces; a deployment's project kept or removed;
-// a kept name reused by a new deployment).
+// oversized payloads (4xx, never 500), a full queue (503, counted in /metrics), and another
+// deployment's run ids (409, unchanged). Tracing projects' lifecycle: tracing-projects-lifecycle.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
-import { externalBody, openPlane, type TestPlane, usePlane, waitFor } from "./helpers.js";
+import { externalBody, openPlane, type TestPlane, usePlane } from "./helpers.js";
+import { ingest, multipart, PREFIX, projectByName, rootRun, traceCount } from "./langsmith-ingest-helpers.js";
 
-const PREFIX = "/langsmith-api";
 const LIMIT = 64 * 1024;
 
 const plane = usePlane({ BERTH_TRACE_INGEST_LIMIT_BYTES: String(LIMIT) });
-
-function multipart(parts: Array<{ name: string; body: string }>, boundary = "b0undary"): Buffer {
-  const chunks = parts.map(
-    (p) =>
-      `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"\r\nContent-Type: application/json; length=${Buffer.byteLength(p.body)}\r\n\r\n${p.body}\r\n`,
-  );
-  return Buffer.from(`${chunks.join("")}--${boundary}--\r\n`);
-}
-
-function rootRun(project: string, extra: Record<string, unknown> = {}) {
-  const id = randomUUID();
-  return {
-    id,
-    trace_id: id,
-    dotted_order: `20260101T000000000000Z${id}`,
-    name: "root",
-    run_type: "chain",
-    start_time: new Date().toISOString(),
-    session_name: project,
-    ...extra,
-  };
-}
-
-async function ingest(
-  p: TestPlane,
-  payload: Buffer | string,
-  headers: Record<string, string>,
-  path = "/runs/multipart",
-) {
-  return p.call({ method: "POST", url: `${PREFIX}${path}`, payload, headers });
-}
-
-async function projectByName(
-  p: TestPlane,
-  name: string,
-): Promise<{ id: string; deployment_id: string | null }> {
-  const res = await p.call({ method: "GET", url: `/v2/tracing-projects?name=${encodeURIComponent(name)}` });
-  const found = (res.json() as { resources: Array<{ id: string; deployment_id: string | null }> })
-    .resources[0];
-  assert.ok(found, `no project ${name}`);
-  return found;
-}
-
-async function traceCount(p: TestPlane, projectId: string): Promise<number> {
-  const res = await p.call({ method: "GET", url: `/v2/tracing-projects/${projectId}/traces` });
-  if (res.statusCode === 404) return -1;
-  return (res.json() as { resources: unknown[] }).resources.length;
-}
 
 describe("trace ingest: keys", () => {
   it("a deployment's ingest key sends to its project; it cannot read, and a forged key is 401", async () => {
@@ -369,73 +319,5 @@ describe("trace ingest: a full queue drops and counts, never blocks", () => {
     const metrics = (await small.raw({ method: "GET", url: "/metrics" })).body;
     assert.match(metrics, /berth_cp_trace_runs_total\{outcome="dropped_queue_full"\} 5/);
     assert.match(metrics, /berth_cp_trace_runs_total\{outcome="accepted"\} 2/);
-  });
-});
-
-describe("tracing projects: lifecycle", () => {
-  it("DELETE /v2/tracing-projects/{id} removes the project and its traces", async () => {
-    const p = plane();
-    const run = rootRun("doomed");
-    await p.call({ method: "POST", url: `${PREFIX}/runs`, payload: run });
-    await p.plane.traceQueue.settled();
-    const project = await projectByName(p, "doomed");
-    assert.equal(await traceCount(p, project.id), 1);
-    const gone = await p.call({ method: "DELETE", url: `/v2/tracing-projects/${project.id}` });
-    assert.equal(gone.statusCode, 204);
-    assert.equal(await traceCount(p, project.id), -1);
-    assert.equal((await p.call({ method: "GET", url: `${PREFIX}/runs/${run.id}` })).statusCode, 404);
-    assert.equal(
-      (await p.call({ method: "DELETE", url: `/v2/tracing-projects/${project.id}` })).statusCode,
-      404,
-    );
-  });
-
-  it("a deleted deployment's project stays (its name reusable by a new deployment) unless delete_tracing_project", async () => {
-    const p = plane();
-    const first = (
-      await p.call({ method: "POST", url: "/v2/deployments", payload: externalBody("reborn") })
-    ).json() as {
-      id: string;
-    };
-    const project = await projectByName(p, "reborn");
-    await p.call({ method: "POST", url: `${PREFIX}/runs`, payload: rootRun("reborn") });
-    await p.plane.traceQueue.settled();
-    assert.equal((await p.call({ method: "DELETE", url: `/v2/deployments/${first.id}` })).statusCode, 204);
-    await waitFor(
-      () => p.call({ method: "GET", url: `/v2/deployments/${first.id}` }),
-      (r) => r.statusCode === 404,
-    );
-    const kept = await projectByName(p, "reborn");
-    assert.equal(kept.id, project.id);
-    assert.equal(kept.deployment_id, null);
-    assert.equal(await traceCount(p, project.id), 1);
-
-    // The name is free again: the new deployment takes the project over, traces and all.
-    const second = await p.call({ method: "POST", url: "/v2/deployments", payload: externalBody("reborn") });
-    assert.equal(second.statusCode, 201, second.body);
-    const secondId = (second.json() as { id: string }).id;
-    const adopted = await projectByName(p, "reborn");
-    assert.equal(adopted.id, project.id);
-    assert.equal(adopted.deployment_id, secondId);
-
-    await p.call({ method: "DELETE", url: `/v2/deployments/${secondId}?delete_tracing_project=true` });
-    await waitFor(
-      () => p.call({ method: "GET", url: `/v2/tracing-projects/${project.id}` }),
-      (r) => r.statusCode === 404,
-    );
-    assert.equal(await traceCount(p, project.id), -1);
-  });
-
-  it("retention: runs past the age limit and a project's oldest traces past its size go", async () => {
-    const p = plane();
-    const old = rootRun("aging", { start_time: new Date(Date.now() - 30 * 86_400_000).toISOString() });
-    const young = rootRun("aging");
-    await p.call({ method: "POST", url: `${PREFIX}/runs/batch`, payload: { post: [old, young] } });
-    await p.plane.traceQueue.settled();
-    const project = await projectByName(p, "aging");
-    assert.equal(await traceCount(p, project.id), 2);
-    await p.plane.tracing.sweep();
-    // The default retention is 14 days.
-    assert.equal(await traceCount(p, project.id), 1);
   });
 });

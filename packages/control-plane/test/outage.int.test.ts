@@ -4,7 +4,6 @@
 // that is not stored).
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { makeTempDir } from "@berth-platform/testkit";
@@ -13,6 +12,7 @@ import { CAN_RUN_PRIVATE_POSTGRES, PrivatePostgres } from "../../../test/e2e/pri
 import { parseControlPlaneConfig } from "../src/config.js";
 import { type ControlPlane, createControlPlane } from "../src/server.js";
 import { externalBody } from "./helpers.js";
+import { rootRun } from "./langsmith-ingest-helpers.js";
 
 const exec = promisify(execFile);
 const KEY = "outage-test-admin-key-0123456789";
@@ -28,17 +28,7 @@ async function openPlane(dataDir: string, databaseUrl?: string): Promise<Control
 }
 
 function traceRun(bytes = 0) {
-  const id = randomUUID();
-  return {
-    id,
-    trace_id: id,
-    dotted_order: `20260101T000000000000Z${id}`,
-    name: "root",
-    run_type: "chain",
-    start_time: new Date().toISOString(),
-    session_name: "outage",
-    inputs: { text: "x".repeat(bytes) },
-  };
+  return rootRun("outage", { inputs: { text: "x".repeat(bytes) } });
 }
 
 /** Every run id that was answered 202 can be read back. */
