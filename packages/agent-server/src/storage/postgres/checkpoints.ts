@@ -10,22 +10,13 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
-import { mergeRunMetadata, WRITE_BEHIND_KEY } from "../checkpoint-metadata.js";
+import { mergeRunMetadata } from "../checkpoint-metadata.js";
 import type { CheckpointSerializer } from "../checkpoint-serde.js";
 import type { LatestCheckpoint } from "../types.js";
 import { CheckpointWriteLanes } from "./checkpoint-write-lanes.js";
 import { type HeldTuple, HeldTuples, type HeldWrite } from "./held-tuples.js";
-
-/** A row of `latestIfHeld`: the official read's columns (null when held) and whether it is held. */
-interface LatestRow {
-  checkpoint_id: string;
-  parent_checkpoint_id: string | null;
-  held: boolean;
-  checkpoint: (Omit<Checkpoint, "pending_sends" | "channel_values"> & { v: number }) | null;
-  metadata: CheckpointMetadata | null;
-  channel_values: [Uint8Array, Uint8Array, Uint8Array][] | null;
-  pending_writes: [Uint8Array, Uint8Array, Uint8Array, Uint8Array][] | null;
-}
+import { type LatestRow, latestIfHeldSql } from "./latest-if-held.js";
+import { WriteBehind } from "./write-behind.js";
 
 /** `items` as one row of parameters, numbered after those already in `values`. */
 function placeholders(values: unknown[], items: readonly unknown[]): string {
@@ -59,8 +50,8 @@ export class BerthPostgresSaver extends PostgresSaver {
   private readonly expected = new Map<string, { latest: LatestCheckpoint | null }>();
   /** The official read of the latest checkpoint, its rows left out when the held tuple is it. */
   private readonly latestIfHeld: string;
-  /** Per thread: the first of its runs' written-behind writes that failed, until `settle`. */
-  private readonly failures = new Map<string, unknown>();
+  /** A worker's runs' writes, resolved once queued and settled at the run's end. */
+  private readonly behind = new WriteBehind(this.lanes);
 
   constructor(
     private readonly db: pg.Pool,
@@ -74,29 +65,7 @@ export class BerthPostgresSaver extends PostgresSaver {
       blobs: t("checkpoint_blobs"),
       writes: t("checkpoint_writes"),
     };
-    const { checkpoints, blobs, writes } = this.tables;
-    const ofCheckpoint = `cw.thread_id = cp.thread_id and cw.checkpoint_ns = cp.checkpoint_ns
-      and cw.checkpoint_id = cp.checkpoint_id`;
-    this.latestIfHeld = `select cp.checkpoint_id, cp.parent_checkpoint_id, h.held,
-        case when h.held then null else cp.checkpoint end as checkpoint,
-        case when h.held then null else cp.metadata end as metadata,
-        case when h.held then null else (
-          select array_agg(array[bl.channel::bytea, bl.type::bytea, bl.blob])
-          from jsonb_each_text(cp.checkpoint -> 'channel_versions')
-          inner join ${blobs} bl on bl.thread_id = cp.thread_id and bl.checkpoint_ns = cp.checkpoint_ns
-            and bl.channel = jsonb_each_text.key and bl.version = jsonb_each_text.value
-        ) end as channel_values,
-        case when h.held then null else (
-          select array_agg(array[cw.task_id::text::bytea, cw.channel::bytea, cw.type::bytea, cw.blob]
-            order by cw.task_id, cw.idx)
-          from ${writes} cw where ${ofCheckpoint}
-        ) end as pending_writes
-      from ${checkpoints} cp
-      cross join lateral (
-        select cp.checkpoint_id = $3 and (select count(*) from ${writes} cw where ${ofCheckpoint}) = $4::bigint as held
-      ) h
-      where cp.thread_id = $1 and cp.checkpoint_ns = $2
-      order by cp.checkpoint_id desc limit 1`;
+    this.latestIfHeld = latestIfHeldSql(this.tables);
   }
 
   /**
@@ -122,7 +91,7 @@ export class BerthPostgresSaver extends PostgresSaver {
   ): Promise<RunnableConfig> {
     if (config.configurable === undefined) throw new Error(`Missing "configurable" field in "config" param`);
     const { thread_id, checkpoint_ns = "", checkpoint_id } = config.configurable;
-    const behind = this.writesBehind(config);
+    const behind = this.behind.applies(config);
     const [blobs, dumpedMetadata] = await Promise.all([
       this.dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
       this._dumpMetadata(mergeRunMetadata(config, metadata)),
@@ -167,29 +136,9 @@ export class BerthPostgresSaver extends PostgresSaver {
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
-  /**
-   * Whether `config` is a run's that the worker settles (WRITE_BEHIND_KEY): its writes are then
-   * resolved once queued, not once committed, so LangGraph asks for the next step's at once and
-   * a fast run's steps go to PostgreSQL as one statement instead of one round trip each (issue 31).
-   * A write of such a thread after one of them failed fails at once: LangGraph chains a step's
-   * checkpoint on the previous one, and nothing may be stored past a checkpoint that is not.
-   */
-  private writesBehind(config: RunnableConfig): boolean {
-    if (config.configurable?.[WRITE_BEHIND_KEY] !== true) return false;
-    const failure = this.failures.get(config.configurable.thread_id);
-    if (failure !== undefined) throw failure;
-    return true;
-  }
-
-  /**
-   * Waits for the writes of `threadId` this process holds back (those of its runs, see
-   * writesBehind) to be committed; rejects with the first that failed since the last settle.
-   */
-  async settle(threadId: string): Promise<void> {
-    await this.flush(threadId);
-    const failure = this.failures.get(threadId);
-    this.failures.delete(threadId);
-    if (failure !== undefined) throw failure;
+  /** Waits for the thread's held-back writes (see WriteBehind); rejects with one that failed. */
+  settle(threadId: string): Promise<void> {
+    return this.behind.settle(threadId);
   }
 
   /**
@@ -246,7 +195,7 @@ export class BerthPostgresSaver extends PostgresSaver {
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
     if (writes.length === 0) return;
-    const behind = this.writesBehind(config);
+    const behind = this.behind.applies(config);
     const upsert = writes.every(([channel]) => channel in WRITES_IDX_MAP);
     const dumped = await this._dumpWrites(
       config.configurable?.thread_id,
@@ -305,7 +254,7 @@ export class BerthPostgresSaver extends PostgresSaver {
     const done = committed.then(then, (error: unknown) => {
       this.held.forget(key);
       // Kept as the commit fails, before a drain that waited for it resumes.
-      if (behind && !this.failures.has(threadId)) this.failures.set(threadId, error);
+      if (behind) this.behind.failed(threadId, error);
       throw error;
     });
     if (!behind) return done;
@@ -429,8 +378,8 @@ export class BerthPostgresSaver extends PostgresSaver {
     this.held.forgetThread(threadId);
   }
 
-  /** Sends the writes of `threadId` held back (in every namespace) and waits for their commits. */
+  /** Sends the thread's writes held back (in every namespace) and waits for their commits. */
   flush(threadId: string): Promise<void> {
-    return this.lanes.drainAll(`${threadId}\u0000`);
+    return this.behind.flush(threadId);
   }
 }
