@@ -1,131 +1,18 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import fs from "node:fs";
-import https from "node:https";
-import net from "node:net";
 import path from "node:path";
 import { repoRoot } from "../paths.js";
 import { kubeBinaries } from "./binaries.js";
 import { kubeconfigYaml, makeCredentials } from "./certs.js";
 import { CONTAINER_LOG, containerLogsConfig } from "./container-logs.js";
 import { CLUSTER_DIR_PREFIX, OWNER_FILE, PIDS_FILE, reapOrphans } from "./orphans.js";
+import { freePort, httpOk, httpsOk, tail, until } from "./probes.js";
+import type { KubeCluster, KubeClusterOptions, KubeObjectJson } from "./types.js";
 
-/** A Kubernetes object as kubectl prints it. */
-export type KubeObjectJson = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    deletionTimestamp?: string;
-    ownerReferences?: Array<{ kind: string; name: string }>;
-  };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-  [field: string]: unknown;
-};
-
-/** What a test chooses about the cluster it starts. */
-export interface KubeClusterOptions {
-  /** Namespaces to create once the API answers. */
-  namespaces?: string[];
-  /** Pod Security Standard enforced on those namespaces (`pod-security.kubernetes.io/enforce`). */
-  podSecurity?: "privileged" | "baseline" | "restricted";
-  /** Nodes kwok runs (default 1). */
-  nodes?: number;
-  /**
-   * What every container "printed": kwok serves it for `kubectl logs` (current and `--previous`),
-   * as a kubelet would serve a real container's output. No container runs here.
-   */
-  containerLog?: string;
-  /** Kept after stop (for looking at the components' logs); default: removed. */
-  keepDir?: boolean;
-}
-
-/** A running test control plane: etcd, kube-apiserver, kube-controller-manager and kwok. */
-export interface KubeCluster {
-  /** https://127.0.0.1:<port> */
-  server: string;
-  /** A kubeconfig file for the admin (system:masters, bearer token). */
-  kubeconfig: string;
-  /** The admin's bearer token. */
-  token: string;
-  /** Where the programs are (kubectl included). */
-  binDir: string;
-  /** The temporary directory holding certificates, data and the components' logs. */
-  dir: string;
-  /** Runs kubectl as the admin (or with `kubeconfig`); never throws for a non-zero exit. */
-  kubectl(
-    args: string[],
-    options?: { input?: string; kubeconfig?: string },
-  ): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** One object, or undefined when it does not exist. */
-  get(kind: string, namespace: string | undefined, name: string): Promise<KubeObjectJson | undefined>;
-  /** Objects of a kind in a namespace (undefined: all), optionally by label selector. */
-  list(kind: string, namespace: string | undefined, selector?: string): Promise<KubeObjectJson[]>;
-  /** Applies YAML or JSON manifests (server-side, as the admin). Throws with kubectl's message. */
-  apply(manifest: string): Promise<void>;
-  /** A kubeconfig file for another identity (e.g. a service account's token) on this cluster. */
-  writeKubeconfig(token: string, file: string): string;
-  /** The last lines each component logged (for a failing test's message). */
-  logs(lines?: number): string;
-  /** Stops every component (SIGTERM, then SIGKILL) by PID and removes the directory. */
-  stop(): Promise<void>;
-}
+export type { KubeCluster, KubeClusterOptions, KubeObjectJson } from "./types.js";
 
 const KWOK_STAGES = path.join(repoRoot, "packages/testkit/kube/kwok-stages.yaml");
 const SERVICE_CIDR = "10.96.0.0/16";
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, detail: () => string) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms\n${detail()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function httpsOk(url: string, ca: Buffer, token: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = https.get(
-      url,
-      { ca, headers: { authorization: `Bearer ${token}` }, timeout: 5_000 },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      },
-    );
-    req.on("error", () => resolve(false));
-    req.on("timeout", () => req.destroy());
-  });
-}
-
-async function httpOk(url: string): Promise<boolean> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-  return res.ok;
-}
-
-function tail(file: string, lines: number): string {
-  try {
-    return fs.readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
-  } catch {
-    return "(no log)";
-  }
-}
-
 /**
  * Starts a real Kubernetes control plane on loopback ports for a test: etcd, kube-apiserver
  * (RBAC, the default admission plugins, Pod Security admission), kube-controller-manager (the

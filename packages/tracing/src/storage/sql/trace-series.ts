@@ -6,7 +6,8 @@ import { traceFailed } from "./trace-conditions.js";
 /** Most root runs read for one series: latency percentiles are computed here, not in SQL. */
 const MAX_ROOTS = 50_000;
 
-function percentile(sorted: number[], p: number): number | null {
+/** The value at fraction `p` of ascending `sorted`, or null when it is empty. */
+export function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? null;
 }

@@ -6,8 +6,9 @@ import type { RunQuery, TraceFilter, TraceSeries, TraceStats, TraceStore, TraceS
 import { filterCondition } from "./run-filter-sql.js";
 import { distinctRounds, rowOf, runOf } from "./run-rows.js";
 import type { TracingDb } from "./schema.js";
-import { traceFailed, traceMentions, traceStatusIs } from "./trace-conditions.js";
+import { traceMentions, traceStatusIs } from "./trace-conditions.js";
 import { traceSeries } from "./trace-series.js";
+import { traceStats } from "./trace-stats.js";
 
 /** Rows per INSERT: ~25 parameters each stays far below SQLite's and PostgreSQL's limits. */
 const CHUNK = 400;
@@ -141,63 +142,12 @@ export class SqlTraceStore implements TraceStore {
     });
   }
 
-  async stats(
+  stats(
     tenantId: string,
     projectId: string,
     window: { startAfterMs?: number | undefined; startBeforeMs?: number | undefined },
   ): Promise<TraceStats> {
-    let base = this.db
-      .selectFrom("tracing_runs")
-      .where("tenant_id", "=", tenantId)
-      .where("project_id", "=", projectId);
-    if (window.startAfterMs !== undefined) base = base.where("start_ms", ">=", window.startAfterMs);
-    if (window.startBeforeMs !== undefined) base = base.where("start_ms", "<", window.startBeforeMs);
-    const roots = base.whereRef("trace_id", "=", "id");
-    const counts = await roots
-      .select((eb) => [
-        eb.fn.countAll<number>().as("traces"),
-        sql<number>`sum(case when ${traceFailed(tenantId, projectId)} then 1 else 0 end)`.as("errors"),
-        sql<number>`sum(case when ${traceStatusIs("pending", tenantId, projectId)} then 1 else 0 end)`.as(
-          "pending",
-        ),
-        sql<number | null>`avg(case when end_ms is not null then end_ms - start_ms end)`.as("avg"),
-      ])
-      .executeTakeFirst();
-    const tokens = await base
-      .where("run_type", "=", "llm")
-      .select([
-        sql<number>`coalesce(sum(prompt_tokens), 0)`.as("prompt"),
-        sql<number>`coalesce(sum(completion_tokens), 0)`.as("completion"),
-        sql<number>`coalesce(sum(total_tokens), 0)`.as("total"),
-      ])
-      .executeTakeFirst();
-    const latencies = (
-      await roots
-        .select(sql<number>`end_ms - start_ms`.as("ms"))
-        .where("end_ms", "is not", null)
-        .where("start_ms", "is not", null)
-        .orderBy("start_ms", "desc")
-        .limit(10_000)
-        .execute()
-    )
-      .map((r) => Number(r.ms))
-      .sort((a, b) => a - b);
-    const at = (p: number) =>
-      latencies.length === 0
-        ? null
-        : (latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? null);
-    return {
-      traces: Number(counts?.traces ?? 0),
-      errors: Number(counts?.errors ?? 0),
-      pending: Number(counts?.pending ?? 0),
-      latency_avg_ms:
-        counts?.avg === null || counts?.avg === undefined ? null : Math.round(Number(counts.avg)),
-      latency_p50_ms: at(0.5),
-      latency_p99_ms: at(0.99),
-      prompt_tokens: Number(tokens?.prompt ?? 0),
-      completion_tokens: Number(tokens?.completion ?? 0),
-      total_tokens: Number(tokens?.total ?? 0),
-    };
+    return traceStats(this.db, tenantId, projectId, window);
   }
 
   series(
