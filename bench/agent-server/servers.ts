@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
+import { freePort } from "@berth-platform/testkit";
 import { PEER_DIR, peerCliPath } from "./peer-install.js";
 import { EXAMPLE_GRAPH_CONFIG, REPO_ROOT } from "./workload.js";
 
@@ -42,19 +42,6 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   } catch {
     return false;
   }
-}
-
-/** Asks the OS for a free loopback port (the peer's CLI cannot pick one itself). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))));
-    });
-  });
 }
 
 /** Environment shared by both servers: quiet logs, the offline model, no tracing or telemetry. */

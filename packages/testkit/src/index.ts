@@ -7,6 +7,7 @@ export {
   type KubeObjectJson,
   startKubeCluster,
 } from "./kube-cluster/cluster.js";
+export { freePort } from "./kube-cluster/probes.js";
 export { repoRoot } from "./paths.js";
 export { listeningUrl, type SpawnedServer, spawnBerth } from "./spawn.js";
 export { makeTarGz, packDirectory, type RawEntry } from "./tarball.js";

@@ -3,13 +3,15 @@ import fs from "node:fs";
 import https from "node:https";
 import net from "node:net";
 
+/** Asks the OS for a free loopback port (for programs that cannot pick one themselves). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error("no free port"))));
     });
   });
 }
