@@ -11,6 +11,7 @@ import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fa
 import type { Logger } from "pino";
 import type { ControlPlaneConfig } from "./config.js";
 import { mergeApiDocuments, type OpenApiDocument, tracingApiDocument } from "./http/api-documents.js";
+import { apiHostRewrite } from "./http/api-host.js";
 import { requirePrincipal, requireTenant } from "./http/auth.js";
 import { registerErrorHandling, registerJsonParsing } from "./http/errors.js";
 import { apiKeyRoutes, workspaceRoutes } from "./http/routes/access.js";
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimitBytes: deps.config.bodyLimitBytes,
     requestTimeoutMs: deps.config.requestTimeoutMs,
     maxConnections: deps.config.maxConnections,
+    rewriteUrl: apiHostRewrite,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built field by field by http/wire.ts; validating them again on every reply cost

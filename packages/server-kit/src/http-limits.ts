@@ -75,6 +75,8 @@ export interface ServiceAppOptions {
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   maxConnections: number;
+  /** Maps a request's URL before routing (e.g. a second mount point); absent: URLs as sent. */
+  rewriteUrl?: ((url: string) => string) | undefined;
 }
 
 /**
@@ -89,6 +91,7 @@ export function serviceApp(options: ServiceAppOptions): FastifyInstance {
     headersTimeoutMs: 30_000,
     maxConnections: options.maxConnections,
   };
+  const rewrite = options.rewriteUrl;
   const app = Fastify({
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -97,6 +100,7 @@ export function serviceApp(options: ServiceAppOptions): FastifyInstance {
     ...httpLimitOptions(limits),
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
+    ...(rewrite && { rewriteUrl: (request: { url?: string }) => rewrite(request.url ?? "/") }),
   });
   capConnections(app, limits);
   return app;
