@@ -2,7 +2,7 @@
 // listener/namespace checks deployments make against them.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { usePlane } from "./helpers.js";
+import { externalBody, usePlane } from "./helpers.js";
 
 const plane = usePlane();
 
@@ -128,5 +128,69 @@ describe("listeners", () => {
       payload: body("foreign-listener", null),
     });
     assert.equal(foreign.statusCode, 400, "another tenant's listener is unknown");
+  });
+
+  it("an external_container without listener_id is refused (400, the real text) once the workspace has listeners", async () => {
+    const tenant = await plane().addTenant();
+    const as = { "x-api-key": tenant.key };
+    const create = (payload: Record<string, unknown>) =>
+      plane().call({ method: "POST", url: "/v2/deployments", headers: as, payload });
+    // Without listeners nothing changes: the deployment is created as before.
+    const before = await create(externalBody("no-listeners-yet"));
+    assert.equal(before.statusCode, 201, before.body);
+
+    const ids: string[] = [];
+    for (const computeId of ["hybrid-a", "hybrid-b"]) {
+      const made = await plane().call({
+        method: "POST",
+        url: "/v2/listeners",
+        headers: as,
+        payload: {
+          compute_type: "k8s",
+          compute_id: computeId,
+          compute_config: { k8s_namespaces: ["agents"] },
+        },
+      });
+      assert.equal(made.statusCode, 201, made.body);
+      ids.push(made.json<{ id: string }>().id);
+    }
+    // In the order GET /v2/listeners gives them (newest first), as a Python list prints them.
+    const listed = ids.toReversed();
+    const expected = `Source configuration error: 'source_config.listener_id' is required for workspace with available listener IDs: ['${listed[0]}', '${listed[1]}']`;
+    for (const body of [
+      externalBody("unplaced"),
+      externalBody("unplaced-real", { source: "external_docker" }),
+      externalBody("namespace-only", {
+        source: "external_docker",
+        source_config: { resource_spec: {}, listener_config: { k8s_namespace: "agents" } },
+      }),
+    ]) {
+      const refused = await create(body);
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.deepEqual(refused.json(), { detail: expected });
+    }
+    const names = (await plane().call({ method: "GET", url: "/v2/deployments?limit=100", headers: as }))
+      .json<{ resources: Array<{ name: string }> }>()
+      .resources.map((d) => d.name);
+    assert.deepEqual(names, ["no-listeners-yet"], "nothing was created by the refused requests");
+
+    const placed = await create(
+      externalBody("placed-on-b", {
+        source_config: {
+          resource_spec: {},
+          listener_id: ids[1],
+          listener_config: { k8s_namespace: "agents" },
+        },
+      }),
+    );
+    assert.equal(placed.statusCode, 201, placed.body);
+    // The deployment made before the listeners still takes revisions (listener_id is fixed at create).
+    const patched = await plane().call({
+      method: "PATCH",
+      url: `/v2/deployments/${before.json<{ id: string }>().id}`,
+      headers: as,
+      payload: { source_revision_config: { image_uri: "registry.example/agent@sha256:def" } },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
   });
 });

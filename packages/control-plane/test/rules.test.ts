@@ -11,6 +11,7 @@ import { DeploymentCreateRequest, DeploymentPatchRequest } from "../src/schemas/
 
 const ctx: RuleContext = {
   listenerExists: () => false,
+  listenerIds: () => [],
   isUploadPath: (p) => p === "uploads/ok.tar.gz",
   repoUrlProblem: (url) => (/^https?:\/\//.test(url) ? null : "use an http(s) URL"),
 };

@@ -28,7 +28,12 @@ function sample(secrets: Array<{ name: string; value: string }> = []) {
       secrets,
     }),
     "tenant-1",
-    { listenerExists: () => false, isUploadPath: () => false, repoUrlProblem: () => null },
+    {
+      listenerExists: () => false,
+      listenerIds: () => [],
+      isUploadPath: () => false,
+      repoUrlProblem: () => null,
+    },
     { now: "2026-01-01T00:00:00.000Z", newId: () => `00000000-0000-4000-8000-00000000000${n++}` },
   );
 }

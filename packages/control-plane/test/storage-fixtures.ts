@@ -4,7 +4,12 @@ import { planCreate } from "../src/domain/deployment.js";
 import type { Deployment, Revision } from "../src/domain/types.js";
 import { DeploymentCreateRequest } from "../src/schemas/requests.js";
 
-const ctx = { listenerExists: () => false, isUploadPath: () => false, repoUrlProblem: () => null };
+const ctx = {
+  listenerExists: () => false,
+  listenerIds: () => [],
+  isUploadPath: () => false,
+  repoUrlProblem: () => null,
+};
 
 /** A deployment + first revision + project for `tenant`, built by the real domain code. */
 export function fixture(tenant: string, name: string) {

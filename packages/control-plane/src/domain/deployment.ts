@@ -27,6 +27,8 @@ import type {
 export interface RuleContext {
   /** Whether a listener with this id exists in the tenant. */
   listenerExists(id: string): boolean;
+  /** The tenant's listeners' ids, in the order GET /v2/listeners lists them (newest first). */
+  listenerIds(): readonly string[];
   /** The namespaces a listener serves (null: any), for `listener_config.cluster_namespace`. */
   listenerNamespaces?(id: string): string[] | null;
   /** Whether `path` was minted by upload-url for this deployment. */
@@ -154,6 +156,21 @@ export function checkSourceConfig(config: SourceConfig, repoRef: string | null, 
   checkBuildOnPush(config.build_on_push, repoRef);
 }
 
+/**
+ * An external_container in a workspace that has listeners must name one: nothing else can run an
+ * image (the local runtime refuses them), so created unplaced it would only fail later. The real
+ * service refuses it with this 400, word for word: the official CLIs match `listener_id' is
+ * required` in it and tell the user to pass `--listener-id` (the ids as a Python list prints them).
+ * A workspace without listeners keeps creating such deployments as before.
+ */
+function requireListenerWhenAny(ctx: RuleContext): void {
+  const ids = ctx.listenerIds();
+  if (ids.length === 0) return;
+  throw new BadRequestError(
+    `Source configuration error: 'source_config.listener_id' is required for workspace with available listener IDs: [${ids.map((id) => `'${id}'`).join(", ")}]`,
+  );
+}
+
 /** The deployment's view of its latest revision's inputs. */
 export function withRevisionInputs(deployment: Deployment, inputs: RevisionInputs): Deployment {
   return {
@@ -240,6 +257,7 @@ export function planCreate(
       },
     ]);
   }
+  if (source === "external_container" && sourceConfig.listener_id === null) requireListenerWhenAny(ctx);
   checkSourceConfig(sourceConfig, inputs.source_revision_config.repo_ref, ctx);
   checkRevisionInputs(source, inputs, ctx);
   const base: Deployment = {

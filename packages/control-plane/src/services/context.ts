@@ -26,6 +26,7 @@ export async function contextOf(
   );
   return {
     listenerExists: (id) => listeners.has(id),
+    listenerIds: () => [...listeners.keys()],
     listenerNamespaces: (id) => listeners.get(id)?.compute_config.cluster_namespaces ?? null,
     isUploadPath: (path) => uploads.has(path),
     repoUrlProblem: (url, integrationId) => repos.repoUrlProblem(url, integrationId),
