@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { ConflictError } from "../src/errors.js";
 import { decideMultitask } from "../src/queue/multitask.js";
-import type { NewRun, Storage } from "../src/storage/types.js";
+import type { NewRun, RunCompletion, Storage } from "../src/storage/types.js";
 import { freshBackend, type StorageTarget, twoProcesses } from "./storage-target.js";
 
 export function newRun(runId: string, threadId: string, availableAt = 0): NewRun {
@@ -170,7 +170,7 @@ export function runStoreCases(target: StorageTarget): void {
       });
       const ended = await storage.runs.joinState("T", "r1");
       assert.equal(ended?.status, "interrupted");
-      assert.deepEqual(JSON.parse(ended?.valuesJson ?? ""), { n: 1 });
+      assert.deepEqual(JSON.parse(ended?.resultJson ?? ""), { n: 1 });
       assert.equal((await storage.threads.get("T"))?.status, "idle");
       assert.equal(await storage.runs.joinState("T", "missing"), undefined);
       assert.equal(await storage.runs.joinState("other thread", "r1"), undefined, "another thread's run");
@@ -184,7 +184,44 @@ export function runStoreCases(target: StorageTarget): void {
         error: null,
         thread: null,
       });
-      assert.deepEqual(await storage.runs.joinState("U", "r2"), { status: "success", valuesJson: "null" });
+      assert.deepEqual(await storage.runs.joinState("U", "r2"), { status: "success", resultJson: "null" });
+    });
+
+    it("a join of an ended run answers its error, or its thread's interrupts while the thread is interrupted", async () => {
+      const storage = await open();
+      const finish = async (runId: string, threadId: string, end: Partial<RunCompletion>) => {
+        await enqueue(storage, runId, threadId);
+        const claim = await storage.runs.claimNext("w", 10_000, Date.now());
+        assert.ok(claim);
+        await storage.runs.complete({
+          runId,
+          token: claim.token,
+          status: "success",
+          error: null,
+          thread: null,
+          ...end,
+        });
+      };
+      const failure = { error: "ValueError", message: "no" };
+      await finish("r1", "T", { status: "error", error: failure });
+      assert.deepEqual(JSON.parse((await storage.runs.joinState("T", "r1"))?.resultJson ?? ""), {
+        __error__: failure,
+      });
+      const interrupt = { value: "approve?", id: "i1" };
+      await finish("r2", "U", {
+        thread: {
+          values: { n: 2 },
+          interrupts: { task1: [interrupt], task2: [{ value: 2, id: "i2" }] },
+          hasNext: true,
+        },
+      });
+      assert.equal((await storage.threads.get("U"))?.status, "interrupted");
+      assert.deepEqual(JSON.parse((await storage.runs.joinState("U", "r2"))?.resultJson ?? ""), {
+        __interrupt__: [interrupt, { value: 2, id: "i2" }],
+      });
+      // A static breakpoint: interrupted with nothing to show, the thread's values.
+      await finish("r3", "V", { thread: { values: { n: 3 }, interrupts: {}, hasNext: true } });
+      assert.deepEqual(JSON.parse((await storage.runs.joinState("V", "r3"))?.resultJson ?? ""), { n: 3 });
     });
 
     it("a new run merges its graph and assistant into the thread's metadata, keeping the other keys", async () => {

@@ -114,11 +114,19 @@ export function valuesAreWholeState(graph: RunnableGraph): boolean {
  * chunk for an `interrupt()` and for a static breakpoint alike) and the run finished, so nothing
  * is next. Otherwise (no chunk, an interrupt, a narrower output schema) undefined: the caller
  * reads the snapshot.
+ *
+ * It also keeps the run's result, what `/runs/wait` and `/join` answer: the last root `values`
+ * chunk, as the official servers answer it. That is `{__interrupt__: [...]}` for a run that
+ * stopped at an interrupt, and the output schema's values for a graph whose output is narrower
+ * than its state; for the rest it is the thread's values, sent as they are.
  */
 class FinalValues {
   private last: unknown;
   private seen = false;
+  /** Some root chunk carried `__interrupt__` (the thread then comes from the snapshot). */
   private interrupted = false;
+  /** The last one did (the result is that chunk). */
+  private endedAtInterrupt = false;
 
   constructor(
     private readonly usable: boolean,
@@ -126,19 +134,30 @@ class FinalValues {
   ) {}
 
   observe(namespace: readonly string[], mode: string, data: unknown): void {
-    if (!this.usable || mode !== "values" || namespace.length > 0) return;
-    if (typeof data === "object" && data !== null && Object.hasOwn(data, "__interrupt__"))
-      this.interrupted = true;
-    else {
-      this.last = data;
-      this.seen = true;
-    }
+    if (mode !== "values" || namespace.length > 0) return;
+    this.last = data;
+    this.seen = true;
+    this.endedAtInterrupt = typeof data === "object" && data !== null && Object.hasOwn(data, "__interrupt__");
+    if (this.endedAtInterrupt) this.interrupted = true;
   }
 
   thread(): ThreadAfterRun | undefined {
     if (!this.usable || !this.seen || this.interrupted) return undefined;
     return { valuesJson: this.wire.stringify(this.last), interrupts: {}, hasNext: false };
   }
+
+  /** The run's result when it is not the thread's values (see above); undefined when it is. */
+  resultJson(): string | undefined {
+    if (!this.seen || (this.usable && !this.endedAtInterrupt)) return undefined;
+    return this.wire.stringify(this.last);
+  }
+}
+
+/** How a run ended: the thread after it, and its result when that is not the thread's values. */
+export interface RunResult {
+  thread: ThreadAfterRun;
+  /** What `/runs/wait` and `/join` answer instead of the thread's values (FinalValues). */
+  resultJson?: string;
 }
 
 /** The thread's state after a run, read from its latest checkpoint. */
@@ -169,7 +188,7 @@ export async function executeRun(args: {
   wire: WireJson;
   /** Continue from the run's own last checkpoint (a re-attempt) instead of applying its input again. */
   resume: boolean;
-}): Promise<ThreadAfterRun> {
+}): Promise<RunResult> {
   const { graph, run, config, signal, broker, turns, wire } = args;
   const mapper = new StreamEventMapper(run.kwargs.stream_mode, run.kwargs.subgraphs);
   const input = args.resume ? null : graphInput(run.kwargs);
@@ -225,17 +244,23 @@ export async function executeRun(args: {
   if (run.kwargs.stream_mode.includes("events")) {
     // `events` needs LangGraph's event stream; the other modes ride in it as the root chain's
     // on_chain_stream chunks, so one pass serves both.
+    const result = new FinalValues(false, wire);
     let rootRunId: string | undefined;
     for await (const event of graph.streamEvents(input, { ...options, version: "v2" })) {
       holding = true;
       await turns.next();
       holding = false;
       rootRunId ??= event.run_id;
+      const root = event.event === "on_chain_stream" && event.run_id === rootRunId;
+      if (root) {
+        const [namespace, mode, data] = event.data.chunk as [string[], string, unknown];
+        result.observe(namespace, mode, data);
+      }
       if (!broker.wanted(run.run_id)) continue;
-      if (event.event === "on_chain_stream" && event.run_id === rootRunId) publishChunk(event.data.chunk);
+      if (root) publishChunk(event.data.chunk);
       else publish("events", toWire(event));
     }
-    return threadAfterRun(graph, run.thread_id, wire);
+    return withResult(await threadAfterRun(graph, run.thread_id, wire), result.resultJson());
   }
   // The end-of-run snapshot (load and deserialise the checkpoint, plan the next tasks) cost ~0.45 ms
   // of CPU per echo run; the last values chunk already holds the same state when nothing is next.
@@ -251,5 +276,9 @@ export async function executeRun(args: {
     if (broker.publishLazily) publishChunkLazily(chunk);
     else if (broker.wanted(run.run_id)) publishChunk(chunk);
   }
-  return final.thread() ?? threadAfterRun(graph, run.thread_id, wire);
+  return withResult(final.thread() ?? (await threadAfterRun(graph, run.thread_id, wire)), final.resultJson());
+}
+
+function withResult(thread: ThreadAfterRun, resultJson: string | undefined): RunResult {
+  return resultJson === undefined ? { thread } : { thread, resultJson };
 }

@@ -7,6 +7,12 @@ export interface RunOutcome {
   valuesJson?: string;
   error?: { error: string; message: string } | null;
   /**
+   * What `/runs/wait` and `/join` answer when it is not the thread's values: the run's last
+   * `values` chunk, `{__interrupt__: [...]}` for a run that stopped at an interrupt (or a
+   * narrower output schema's values). Not stored anywhere: signals to other processes keep it.
+   */
+  resultJson?: string;
+  /**
    * The values are the thread's stored values too (the run's thread is kept): signals to other
    * processes leave them out, and a waiter there reads the thread (a whole conversation per run
    * was serialised, published and parsed by every process, listening or not).

@@ -112,12 +112,14 @@ export async function processRun(
         ? claim.latestCheckpointRunId
         : await deps.checkpoints.latestRunId(run.thread_id)) === run.run_id;
     let completion: Omit<RunCompletion, "runId" | "token" | "thread"> & { thread: ThreadAfterRun | null };
+    /** What waiters answer when it is not the thread's values (an interrupt: RunOutcome.resultJson). */
+    let resultJson: string | undefined;
     // The run's first read of the thread may be answered from what this process holds (PostgreSQL).
     if (claim.latestCheckpoint !== undefined)
       withdrawExpectation = deps.checkpoints.expectLatest?.(run.thread_id, claim.latestCheckpoint);
     try {
       controller.signal.throwIfAborted();
-      const thread = await executeRun({
+      const result = await executeRun({
         graph,
         run,
         config: runConfig,
@@ -128,7 +130,8 @@ export async function processRun(
         resume,
       });
       await settle();
-      completion = { status: "success", error: null, thread };
+      completion = { status: "success", error: null, thread: result.thread };
+      resultJson = result.resultJson;
     } catch (error) {
       // Whatever the end, the run's writes are committed (or failed) before it is reported.
       await settle().catch(() => {});
@@ -174,6 +177,7 @@ export async function processRun(
       ended = {
         status: completion.deleteRun ? "deleted" : completion.status,
         valuesJson: completion.thread?.valuesJson ?? "null",
+        ...(resultJson === undefined ? {} : { resultJson }),
         error: completion.error,
         ...(run.kwargs.temporary ? {} : { threadHoldsValues: true }),
       };

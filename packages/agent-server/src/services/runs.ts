@@ -8,6 +8,7 @@ import type {
 } from "@berth-platform/schemas";
 import { v7 as uuidv7 } from "uuid";
 import { buildRunRecord, type RunCaller, threadConfigAfterRun } from "../domain/run-record.js";
+import { resultFromOutcome } from "../domain/run-result.js";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
 import type { GraphRegistry } from "../graphs/registry.js";
 import { decideMultitask } from "../queue/multitask.js";
@@ -230,30 +231,37 @@ export class RunService {
   }
 
   /**
-   * Waits for the run to end (woken by the worker's signal, no polling) and returns the thread's
-   * values as JSON text ("null" when none). `signal` aborts the wait when the client goes away.
+   * Waits for the run to end (woken by the worker's signal, no polling) and returns what a join
+   * answers as JSON text (domain/run-result.ts: `{__error__}`, `{__interrupt__}` or the thread's
+   * values, "null" when none). `signal` aborts the wait when the client goes away.
    */
   async join(threadId: string, runId: string, signal: AbortSignal): Promise<string> {
-    // A run that had ended when the wait began brings its thread's values with its status.
-    let valuesJson: string | undefined;
+    // A run that had ended when the wait began brings its answer with its status.
+    let resultJson: string | undefined;
     const exists = await this.waitUntilOver(
       threadId,
       runId,
       signal,
       async () => {
         const state = await this.deps.runs.joinState(threadId, runId);
-        valuesJson = state?.valuesJson;
+        resultJson = state?.resultJson;
         return state?.status;
       },
       (outcome) => {
         // Ended in this process: the signal holds what the run's end stored in its thread (one read
         // per run fewer). From another process the values are left out (`withoutStoredValues`).
-        if (outcome.threadHoldsValues && (outcome.status === "success" || outcome.status === "interrupted"))
-          valuesJson = outcome.valuesJson;
+        resultJson = resultFromOutcome(outcome);
       },
     );
     if (!exists) throw new NotFoundError(`Run ${runId} not found`);
-    return valuesJson ?? this.deps.threads.valuesJson(threadId);
+    return resultJson ?? this.endedResult(threadId, runId);
+  }
+
+  /** What a join answers for an ended run, from the database (a deleted run: its thread's values). */
+  async endedResult(threadId: string, runId: string): Promise<string> {
+    return (
+      (await this.deps.runs.joinState(threadId, runId))?.resultJson ?? this.deps.threads.valuesJson(threadId)
+    );
   }
 
   /**

@@ -67,10 +67,11 @@ export interface RunStore {
   get(threadId: string, runId: string): Promise<RunRecord | undefined>;
   /**
    * A join's read: the run's status and, once it has ended (success, error, timeout, interrupted),
-   * its thread's values as stored JSON text ("null" when none), read in the same statement.
-   * Undefined when the run does not exist.
+   * what a join answers (resultFromRows: its error, its thread's interrupts, or its thread's values
+   * as stored JSON text, "null" when none), read in the same statement. Undefined when the run
+   * does not exist.
    */
-  joinState(threadId: string, runId: string): Promise<{ status: RunStatus; valuesJson?: string } | undefined>;
+  joinState(threadId: string, runId: string): Promise<{ status: RunStatus; resultJson?: string } | undefined>;
   /** Newest first. */
   list(
     threadId: string,

@@ -9,6 +9,7 @@ import {
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { resultFromOutcome } from "../../domain/run-result.js";
 import type { RunOutcome, RunSignals } from "../../queue/types.js";
 import type { RunService } from "../../services/runs.js";
 import type { RunRecord } from "../../storage/types.js";
@@ -193,17 +194,11 @@ export function runStreamRoutes(deps: RunStreamDeps): FastifyPluginAsyncZod {
           });
         return;
       }
-      // A kept thread's values come from another process without them (RunOutcome.threadHoldsValues).
-      let final = outcome;
-      if (!stateless && (!final || (final.threadHoldsValues && final.valuesJson === undefined))) {
-        final = {
-          ...final,
-          status: final?.status ?? "success",
-          valuesJson: JSON.stringify(await runs.threadValues(run.thread_id)),
-        };
-      }
-      // The worker's values JSON is sent as it is (not parsed and written again).
-      res.end(final?.error ? JSON.stringify({ __error__: final.error }) : (final?.valuesJson ?? "null"));
+      // A kept thread's values come from another process without them (RunOutcome.threadHoldsValues):
+      // the database answers then, as it does when the end was seen there first.
+      const answer = outcome ? resultFromOutcome(outcome) : undefined;
+      // The worker's JSON is sent as it is (not parsed and written again).
+      res.end(answer ?? (stateless ? "null" : await runs.endedResult(run.thread_id, run.run_id)));
     } finally {
       clearInterval(keepAlive);
       unsubscribe();

@@ -197,25 +197,36 @@ export function runStatements(dialect: SqlDialect) {
           }))
           .where("thread_id", "=", threadId),
     ),
-    // The thread's values only for an ended run: a join reads them now instead of after the end.
+    // What a join answers, only for an ended run: read now instead of after the end. The thread's
+    // interrupts only while it is interrupted (resultFromRows).
     joinState: new PreparedStatement((db, runId: string, threadId: string) =>
       db
         .selectFrom("runs")
         .innerJoin("threads", "threads.thread_id", "runs.thread_id")
-        .select((eb) => [
-          "runs.status",
-          eb
-            .case()
-            .when("runs.status", "in", [
-              sql.lit("success"),
-              sql.lit("error"),
-              sql.lit("timeout"),
-              sql.lit("interrupted"),
-            ])
-            .then(eb.fn.coalesce("threads.values", sql.lit("null")))
-            .end()
-            .as("values_json"),
-        ])
+        .select((eb) => {
+          const ended = eb("runs.status", "in", [
+            sql.lit("success"),
+            sql.lit("error"),
+            sql.lit("timeout"),
+            sql.lit("interrupted"),
+          ]);
+          return [
+            "runs.status",
+            "runs.error",
+            eb
+              .case()
+              .when(ended)
+              .then(eb.fn.coalesce("threads.values", sql.lit("null")))
+              .end()
+              .as("values_json"),
+            eb
+              .case()
+              .when(eb.and([ended, eb("threads.status", "=", sql.lit("interrupted"))]))
+              .then(eb.ref("threads.interrupts"))
+              .end()
+              .as("interrupts"),
+          ];
+        })
         .where("runs.run_id", "=", runId)
         .where("runs.thread_id", "=", threadId),
     ),

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { RunStatus } from "@berth-platform/schemas";
 import type { Kysely, Transaction } from "kysely";
+import { resultFromRows } from "../../domain/run-result.js";
 import { newThread } from "../../domain/thread-record.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import { BUSY_THREAD_MESSAGE } from "../../queue/multitask.js";
@@ -195,11 +196,18 @@ export class SqlRunStore implements RunStore {
   async joinState(
     threadId: string,
     runId: string,
-  ): Promise<{ status: RunStatus; valuesJson?: string } | undefined> {
+  ): Promise<{ status: RunStatus; resultJson?: string } | undefined> {
     const row = await this.q.joinState.first(this.db, runId, threadId);
     if (!row) return undefined;
     const status = row.status as RunStatus;
-    return row.values_json === null ? { status } : { status, valuesJson: row.values_json };
+    if (row.values_json === null) return { status };
+    const resultJson = resultFromRows({
+      status,
+      error: row.error,
+      interrupts: row.interrupts,
+      valuesJson: row.values_json,
+    });
+    return { status, resultJson };
   }
 
   async list(
