@@ -163,7 +163,9 @@ describe("system", () => {
     assert.deepEqual((await http("GET", "/ok")).body, { ok: true });
     const info = (await http("GET", "/info")).body;
     assert.equal(typeof info?.version, "string");
-    assert.ok(info?.flags);
+    const flags = info?.flags as Record<string, unknown>;
+    assert.equal(flags.assistants, true);
+    assert.equal(flags.crons, true, "crons are served");
   });
 
   it("/metrics exposes queue depth, running runs and finished runs (Prometheus text and JSON)", async () => {

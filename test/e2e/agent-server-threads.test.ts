@@ -82,15 +82,24 @@ describe("threads API", () => {
   it("updates state as a node, forks from a checkpoint, and refuses while busy", async () => {
     const client = ctx.client();
     const thread = await client.threads.create();
-    assert.equal(await statusOf(client.threads.updateState(thread.thread_id, { values: {} })), 422);
+    // No graph to update through yet: 400, as the official server answers.
+    assert.equal(await statusOf(client.threads.updateState(thread.thread_id, { values: {} })), 400);
     await client.runs.wait(thread.thread_id, "echo", { input: ask("first") });
     const before = await client.threads.getState(thread.thread_id);
     const updated = await client.threads.updateState(thread.thread_id, {
       values: { messages: [{ type: "ai", content: "added by a person" }] },
       asNode: "echo",
     });
-    // The official servers answer {checkpoint: {...}} (the SDK's type says config-shaped).
-    assert.ok((updated as unknown as { checkpoint: { checkpoint_id: string } }).checkpoint.checkpoint_id);
+    // The official server answers {checkpoint}, with the older `configurable` (what the SDK's type
+    // reads) and `checkpoint_id` beside it.
+    const answer = updated as unknown as {
+      checkpoint: { checkpoint_id: string; thread_id: string };
+      checkpoint_id: string;
+    };
+    assert.ok(answer.checkpoint.checkpoint_id);
+    assert.equal(answer.checkpoint.thread_id, thread.thread_id);
+    assert.deepEqual(updated.configurable, answer.checkpoint);
+    assert.equal(answer.checkpoint_id, answer.checkpoint.checkpoint_id);
     const after = await client.threads.getState(thread.thread_id);
     assert.equal(
       (after.values as { messages: Array<{ content: string }> }).messages.at(-1)?.content,

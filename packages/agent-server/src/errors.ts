@@ -16,6 +16,13 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** A request the server cannot act on as it stands (the official server's 400s): 400. */
+export class BadRequestError extends DomainError {
+  constructor(message: string) {
+    super(message, 400);
+  }
+}
+
 /** A request that conflicts with current state (busy thread under `reject`, duplicate id): 409. */
 export class ConflictError extends DomainError {
   constructor(message: string) {

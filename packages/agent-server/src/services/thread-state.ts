@@ -2,7 +2,7 @@ import type { Superstep } from "@berth-platform/schemas";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { toWire } from "../domain/serialize.js";
-import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from "../errors.js";
 import { toCommand, toLangGraphConfig } from "../execution/run-graph.js";
 import { emptyThreadState, interruptsByTask, toThreadState } from "../execution/state.js";
 import type { GraphRegistry, RunnableGraph } from "../graphs/registry.js";
@@ -154,10 +154,17 @@ export class ThreadStateService {
       checkpoint?: CheckpointName | null | undefined;
       checkpoint_id?: string | null | undefined;
     },
-  ): Promise<{ checkpoint: Record<string, unknown> }> {
+  ): Promise<{
+    checkpoint: Record<string, unknown>;
+    configurable: Record<string, unknown>;
+    checkpoint_id: unknown;
+  }> {
     const graph = await this.graphOf(threadId);
     if (!graph) {
-      throw new ValidationError(`Thread ${threadId} has no graph yet: run it once before updating its state`);
+      // 400, as the official server answers: nothing in the request could make it right.
+      throw new BadRequestError(
+        `Thread ${threadId} has no graph yet: run it once (or set its metadata's graph_id) before updating its state`,
+      );
     }
     if ((await this.threads.activeRunIds(threadId)).length > 0) {
       throw new ConflictError(`Thread ${threadId} is busy: a run is pending or running`);
@@ -170,14 +177,15 @@ export class ThreadStateService {
       });
     await this.recordState(graph, threadId);
     const c = config.configurable ?? {};
-    return {
-      checkpoint: {
-        thread_id: threadId,
-        checkpoint_ns: c.checkpoint_ns ?? "",
-        checkpoint_id: c.checkpoint_id ?? null,
-        checkpoint_map: c.checkpoint_map ?? null,
-      },
+    const checkpoint = {
+      thread_id: threadId,
+      checkpoint_ns: c.checkpoint_ns ?? "",
+      checkpoint_id: c.checkpoint_id ?? null,
+      checkpoint_map: c.checkpoint_map ?? null,
     };
+    // The official server adds the older names beside `checkpoint`: the SDK's type still reads
+    // `configurable`, and older clients `checkpoint_id`.
+    return { checkpoint, configurable: checkpoint, checkpoint_id: checkpoint.checkpoint_id };
   }
 }
 

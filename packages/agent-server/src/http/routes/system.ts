@@ -38,7 +38,8 @@ export function systemRoutes(
       context: "js",
       flags: {
         assistants: true,
-        crons: false,
+        // Crons are served (routes/crons.ts): Studio shows its cron tools by this flag.
+        crons: true,
         langsmith: info.tracing === true,
         langsmith_tracing_replicas: false,
       },
