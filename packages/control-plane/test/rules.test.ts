@@ -185,7 +185,8 @@ describe("create rules", () => {
     assert.equal(create(repo).source_config.deployment_type, "prod");
     const ext = create(external);
     assert.equal(ext.source_config.deployment_type, null);
-    assert.equal(ext.source_config.resource_spec?.cpu_limit, 2);
+    assert.equal(ext.source_config.resource_spec?.cpu, 1);
+    assert.equal(ext.source_config.resource_spec?.cpu_limit, null, "derived: computed where used");
     assert.equal(ext.status, "AWAITING_DATABASE");
     assert.ok(ext.latest_revision_id);
   });

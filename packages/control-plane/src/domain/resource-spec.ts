@@ -33,11 +33,33 @@ const twice = (value: number | null, max = Number.POSITIVE_INFINITY): number | n
   value === null ? null : Math.min(value * 2, max);
 
 /**
- * Applies rounding and the defaults of the spec's table (limits are twice the request, queue
- * values follow the API server's, the cache memory limit equals its request) and checks the rules
- * a schema cannot express. Throws BadRequestError (400) on a rule across fields (a request above
- * its limit), UnprocessableError (422, with each field's path) on what a Kubernetes API server
- * would refuse (domain/kubernetes-rules.ts).
+ * The fields the spec's table gives a default computed from other fields, in the order they are
+ * computed (a queue limit follows the queue request, which follows the API server's).
+ */
+export const DERIVED_FIELDS = [
+  "cpu_limit",
+  "memory_limit_mb",
+  "queue_min_scale",
+  "queue_max_scale",
+  "queue_cpu",
+  "queue_cpu_limit",
+  "queue_memory_mb",
+  "queue_memory_limit_mb",
+  "cache_cpu_limit",
+  "cache_memory_limit_mb",
+  "db_cpu_limit",
+  "db_memory_limit_mb",
+] as const satisfies ReadonlyArray<keyof ResourceSpec>;
+
+/**
+ * Validates a resource_spec as sent and gives the one stored and answered: every field present,
+ * CPU rounded, the base values (`BASE_DEFAULTS`) filled in as the real service echoes them, and
+ * the derived fields (`DERIVED_FIELDS`) left as sent, null unless the client chose a value. They
+ * are computed where they are used (`effectiveResourceSpec`), so a client that reads a deployment,
+ * raises `cpu` and sends the object back gets limits and queue sizes that follow the new values
+ * instead of the old ones echoed (docs/decisions.md). Throws BadRequestError (400) on a rule across
+ * fields (a request above its limit, default or not), UnprocessableError (422, with each field's
+ * path) on what a Kubernetes API server would refuse (domain/kubernetes-rules.ts).
  */
 export function normalizeResourceSpec(input: ResourceSpecInput): ResourceSpec {
   const spec = {} as Record<string, unknown>;
@@ -53,6 +75,25 @@ export function normalizeResourceSpec(input: ResourceSpecInput): ResourceSpec {
   s.max_scale ??= Math.max(BASE_DEFAULTS.max_scale, s.min_scale);
   s.cpu ??= BASE_DEFAULTS.cpu;
   s.memory_mb ??= BASE_DEFAULTS.memory_mb;
+  const effective = effectiveResourceSpec(s);
+  checkResourceSpec(effective);
+  const issues = kubernetesIssues(effective);
+  if (issues.length > 0) {
+    throw new UnprocessableError(
+      issues.map((i) => ({ loc: [...RESOURCE_SPEC_LOC, ...i.path], msg: i.msg, type: i.type })),
+    );
+  }
+  return s;
+}
+
+/**
+ * What a stored spec means: the spec's defaults applied to every derived field left null (limits
+ * twice the request, capped at 16 cores; queue values follow the API server's; the cache memory
+ * limit equals its request; database limits twice). What the listener renders and the local
+ * runtime applies.
+ */
+export function effectiveResourceSpec(spec: ResourceSpec): ResourceSpec {
+  const s = { ...spec };
   s.cpu_limit ??= twice(s.cpu, 16);
   s.memory_limit_mb ??= twice(s.memory_mb);
   s.queue_min_scale ??= s.min_scale;
@@ -65,14 +106,24 @@ export function normalizeResourceSpec(input: ResourceSpecInput): ResourceSpec {
   s.cache_memory_limit_mb ??= s.cache_memory_mb;
   s.db_cpu_limit ??= twice(s.db_cpu);
   s.db_memory_limit_mb ??= twice(s.db_memory_mb);
-  checkResourceSpec(s);
-  const issues = kubernetesIssues(s);
-  if (issues.length > 0) {
-    throw new UnprocessableError(
-      issues.map((i) => ({ loc: [...RESOURCE_SPEC_LOC, ...i.path], msg: i.msg, type: i.type })),
-    );
-  }
   return s;
+}
+
+/**
+ * A spec stored before derived fields were left to `effectiveResourceSpec` (every default written
+ * out) in today's form: a derived value that equals what its default would be becomes null again.
+ * The meaning is unchanged (the effective spec is the same); a value the user chose equal to its
+ * default cannot be told apart and follows its source from then on. Used once, by a migration.
+ */
+export function withoutDerivedDefaults(stored: ResourceSpec): ResourceSpec {
+  const declared = { ...stored };
+  for (const field of DERIVED_FIELDS) (declared as Record<string, unknown>)[field] = null;
+  for (const field of DERIVED_FIELDS) {
+    if (stored[field] !== effectiveResourceSpec(declared)[field]) {
+      (declared as Record<string, unknown>)[field] = stored[field];
+    }
+  }
+  return declared;
 }
 
 function atMost(low: number | null, high: number | null, lowName: string, highName: string): void {

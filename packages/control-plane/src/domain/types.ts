@@ -7,7 +7,10 @@ import type { RevisionStatus } from "./revision-status.js";
 
 export type { Source } from "../schemas/requests.js";
 
-/** A ResourceSpec after defaults and rounding (every known field present, null when unset). */
+/**
+ * A ResourceSpec as stored and answered: every known field present (null when unset), rounded, the
+ * base values filled in; derived defaults are left null and computed by `effectiveResourceSpec`.
+ */
 export type ResourceSpec = { [K in keyof ResourceSpecInput]-?: Exclude<ResourceSpecInput[K], undefined> };
 
 /** Namespace placement of a self-hosted deployment. */

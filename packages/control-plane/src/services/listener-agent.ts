@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { runsOnListener } from "../domain/deployment.js";
 import { isDeleting } from "../domain/deployment-status.js";
 import { secretRedactor } from "../domain/redact.js";
-import { normalizeResourceSpec } from "../domain/resource-spec.js";
+import { effectiveResourceSpec, normalizeResourceSpec } from "../domain/resource-spec.js";
 import type { RevisionStatus } from "../domain/revision-status.js";
 import type {
   Deployment,
@@ -243,7 +243,7 @@ export class ListenerAgentService {
       image_uri: image,
       secrets: revision.secrets.map((s) => ({ name: s.name, value: s.value })),
       secret_references: revision.secret_references,
-      resource_spec: revision.resource_spec ?? normalizeResourceSpec({}),
+      resource_spec: effectiveResourceSpec(revision.resource_spec ?? normalizeResourceSpec({})),
       database_password: createHmac("sha256", this.passwordKey).update(deployment.id).digest("base64url"),
     };
   }

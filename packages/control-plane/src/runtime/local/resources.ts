@@ -1,3 +1,4 @@
+import { effectiveResourceSpec } from "../../domain/resource-spec.js";
 import type { ResourceSpec } from "../../domain/types.js";
 
 /** Share of the memory limit given to the V8 heap; the rest is Node's own and native memory. */
@@ -16,8 +17,9 @@ export interface LocalResources {
  * Scale, CPU, and the queue/cache/database sizes only mean something on Kubernetes: they are
  * named in the deploy log as ignored, never dropped silently.
  */
-export function planLocalResources(spec: ResourceSpec | null): LocalResources {
-  if (!spec) return { heapMb: null, summary: "No resource_spec: Node's default heap limit." };
+export function planLocalResources(stored: ResourceSpec | null): LocalResources {
+  if (!stored) return { heapMb: null, summary: "No resource_spec: Node's default heap limit." };
+  const spec = effectiveResourceSpec(stored);
   const limit = spec.memory_limit_mb ?? spec.memory_mb;
   const heapMb = limit ? Math.max(64, Math.floor(limit * HEAP_SHARE)) : null;
   const ignored = Object.entries(spec)

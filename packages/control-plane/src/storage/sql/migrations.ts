@@ -1,6 +1,17 @@
 import { tracingMigrations } from "@berth-platform/tracing";
 import { type Kysely, type Migration, type MigrationProvider, sql } from "kysely";
+import { withoutDerivedDefaults } from "../../domain/resource-spec.js";
+import type { ResourceSpec } from "../../domain/types.js";
+import { ResourceSpecInput } from "../../schemas/resource-spec.js";
 import type { SqlDialect } from "./dialect.js";
+
+/** A stored resource_spec without the derived defaults older versions wrote out. */
+function declaredSpec(stored: Record<string, unknown>): ResourceSpec {
+  // Rows written before a field existed lack it: absent is null, as everywhere else.
+  const full = { ...stored };
+  for (const key of Object.keys(ResourceSpecInput.shape)) full[key] = stored[key] ?? null;
+  return withoutDerivedDefaults(full as ResourceSpec);
+}
 
 /**
  * The control plane's schema, one migration per change, applied at start-up. Written once for
@@ -185,6 +196,31 @@ const migrations = (d: SqlDialect): Record<string, Migration> => ({
         if (listenerId) {
           await sql`update deployments set listener_id = ${listenerId} where id = ${row.id}`.execute(db);
         }
+      }
+    },
+  },
+  "0050_resource_spec_declared": {
+    // Derived resource_spec fields (limits, queue sizes) are no longer written out but computed
+    // where used (docs/decisions.md), so a read-modify-write follows new requests. Specs stored
+    // before drop the derived values that equal their defaults (their meaning is unchanged).
+    async up(db: Kysely<unknown>) {
+      const deployments = await sql<{ id: string; source_config: string }>`
+        select id, source_config from deployments where source = 'external_container'`.execute(db);
+      for (const row of deployments.rows) {
+        const config = JSON.parse(row.source_config) as { resource_spec?: Record<string, unknown> | null };
+        if (!config.resource_spec) continue;
+        config.resource_spec = declaredSpec(config.resource_spec);
+        await sql`update deployments set source_config = ${JSON.stringify(config)} where id = ${row.id}`.execute(
+          db,
+        );
+      }
+      const revisions = await sql<{ id: string; resource_spec: string }>`
+        select id, resource_spec from revisions where resource_spec is not null`.execute(db);
+      for (const row of revisions.rows) {
+        const stored = JSON.parse(row.resource_spec) as Record<string, unknown> | null;
+        if (!stored) continue;
+        const declared = JSON.stringify(declaredSpec(stored));
+        await sql`update revisions set resource_spec = ${declared} where id = ${row.id}`.execute(db);
       }
     },
   },
