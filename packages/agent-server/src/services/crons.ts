@@ -10,6 +10,7 @@ import type {
 import { RunCreateStateful } from "@berth-platform/schemas";
 import { v7 as uuidv7 } from "uuid";
 import { nextOccurrence, validateSchedule } from "../domain/cron-schedule.js";
+import { selectFields } from "../domain/select-fields.js";
 import { NotFoundError, ValidationError } from "../errors.js";
 import type { CronRecord, CronStore } from "../storage/types.js";
 import type { AssistantService } from "./assistants.js";
@@ -170,10 +171,7 @@ export class CronService {
       sortBy: filter.sort_by ?? "created_at",
       sortOrder: filter.sort_order ?? "desc",
     });
-    const wire = found.map(toCronWire);
-    const select = filter.select;
-    if (!select?.length) return wire;
-    return wire.map((cron) => Object.fromEntries(select.map((field) => [field, cron[field]])));
+    return selectFields(found.map(toCronWire), filter.select);
   }
 
   async count(filter: CronCount): Promise<number> {

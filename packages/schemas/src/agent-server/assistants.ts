@@ -16,6 +16,9 @@ export const Assistant = z.object({
 });
 export type Assistant = z.infer<typeof Assistant>;
 
+/** Fields an assistant search may return (`select`). */
+export const AssistantField = Assistant.keyof();
+
 /** `POST /assistants/search`. */
 export const AssistantSearch = z
   .object({
@@ -26,6 +29,7 @@ export const AssistantSearch = z
     offset: z.number().int().min(0).default(0),
     sort_by: z.enum(["assistant_id", "created_at", "updated_at", "name", "graph_id"]).nullish(),
     sort_order: z.enum(["asc", "desc"]).nullish(),
+    select: z.array(AssistantField).nullish(),
   })
   .default({ limit: 10, offset: 0 });
 export type AssistantSearch = z.infer<typeof AssistantSearch>;

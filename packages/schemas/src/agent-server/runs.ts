@@ -123,6 +123,17 @@ export const RunListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(10),
   offset: z.coerce.number().int().min(0).default(0),
   status: RunStatus.optional(),
+  // The SDK sends the list as one JSON text (`select=["run_id","status"]`); a repeated
+  // `select=run_id&select=status` is taken too.
+  select: z
+    .preprocess(
+      (value) =>
+        value === undefined
+          ? undefined
+          : [value].flat().flatMap((p) => (typeof p === "string" && p.startsWith("[") ? parseJsonOr(p) : p)),
+      z.array(Run.keyof()),
+    )
+    .optional(),
 });
 
 /** Path parameters naming a run of a thread. */

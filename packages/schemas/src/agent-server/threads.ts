@@ -48,6 +48,20 @@ export const ThreadParams = z.object({ thread_id: Uuid });
 const ThreadSort = z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]);
 
 /** `POST /threads/search`. */
+/** Fields a thread search may return (`select`): the SDK's ThreadSelectField. */
+export const ThreadField = z.enum([
+  "thread_id",
+  "created_at",
+  "updated_at",
+  "state_updated_at",
+  "metadata",
+  "config",
+  "context",
+  "status",
+  "values",
+  "interrupts",
+]);
+
 export const ThreadSearch = z
   .object({
     ids: z.array(Uuid).max(1000).nullish(),
@@ -58,6 +72,7 @@ export const ThreadSearch = z
     offset: z.number().int().min(0).default(0),
     sort_by: ThreadSort.nullish(),
     sort_order: z.enum(["asc", "desc"]).nullish(),
+    select: z.array(ThreadField).nullish(),
   })
   .default({ limit: 10, offset: 0 });
 export type ThreadSearch = z.infer<typeof ThreadSearch>;

@@ -9,6 +9,7 @@ import {
 } from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { selectFields } from "../../domain/select-fields.js";
 import type { AssistantService } from "../../services/assistants.js";
 import type { ThreadService } from "../../services/threads.js";
 
@@ -33,7 +34,7 @@ export function assistantRoutes(assistants: AssistantService, threads: ThreadSer
         reply.header("x-pagination-total", String(total));
         if (filter.offset + found.length < total)
           reply.header("x-pagination-next", String(filter.offset + found.length));
-        return found;
+        return selectFields(found, filter.select);
       },
     );
     app.post("/assistants/count", { schema: { body: AssistantCount.nullish() } }, (request) =>

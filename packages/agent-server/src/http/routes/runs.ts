@@ -8,6 +8,7 @@ import {
 } from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { selectFields } from "../../domain/select-fields.js";
 import { toRunWire } from "../../services/run-wire.js";
 import type { RunService } from "../../services/runs.js";
 import { callerOf } from "../auth.js";
@@ -27,7 +28,11 @@ export function runRoutes(runs: RunService): FastifyPluginAsyncZod {
     app.get(
       "/threads/:thread_id/runs",
       { schema: { params: ThreadParams, querystring: RunListQuery } },
-      async (request) => (await runs.list(request.params.thread_id, request.query)).map(toRunWire),
+      async (request) =>
+        selectFields(
+          (await runs.list(request.params.thread_id, request.query)).map(toRunWire),
+          request.query.select,
+        ),
     );
     app.get("/threads/:thread_id/runs/:run_id", { schema: { params: RunParams } }, async (request) =>
       toRunWire(await runs.get(request.params.thread_id, request.params.run_id)),

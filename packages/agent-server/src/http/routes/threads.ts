@@ -12,6 +12,7 @@ import {
   ThreadStateUpdate,
 } from "@berth-platform/schemas";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { selectFields } from "../../domain/select-fields.js";
 import type { ThreadStateService } from "../../services/thread-state.js";
 import type { ThreadService } from "../../services/threads.js";
 
@@ -31,7 +32,7 @@ export function threadRoutes(threads: ThreadService, state: ThreadStateService):
       reply.header("x-pagination-total", String(total));
       if (filter.offset + found.length < total)
         reply.header("x-pagination-next", String(filter.offset + found.length));
-      return found;
+      return selectFields(found, filter.select);
     });
     app.post("/threads/count", { schema: { body: ThreadCount.nullish() } }, (request) =>
       threads.count(ThreadCount.parse(request.body ?? {})),
