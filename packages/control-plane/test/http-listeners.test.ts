@@ -15,16 +15,16 @@ async function createListener(computeId: string, namespaces: string[] | null) {
 }
 
 describe("listeners", () => {
-  it("creates (201, canonical names), lists, gets, patches and deletes (204)", async () => {
+  it("creates (201, in the names it was sent in: real ones here), lists, gets, patches and deletes (204)", async () => {
     const created = await createListener("cluster-a", ["agents", "staging"]);
     assert.equal(created.statusCode, 201, created.body);
     const listener = created.json<{
       id: string;
       compute_type: string;
-      compute_config: { cluster_namespaces: string[] };
+      compute_config: { k8s_namespaces: string[] };
     }>();
-    assert.equal(listener.compute_type, "cluster");
-    assert.deepEqual(listener.compute_config.cluster_namespaces, ["agents", "staging"]);
+    assert.equal(listener.compute_type, "k8s");
+    assert.deepEqual(listener.compute_config, { k8s_namespaces: ["agents", "staging"] });
     const dup = await createListener("cluster-a", null);
     assert.equal(dup.statusCode, 409);
     assert.match(dup.json<{ detail: string }>().detail, /compute ID 'cluster-a' already exists/);
@@ -41,8 +41,9 @@ describe("listeners", () => {
     });
     assert.equal(patched.statusCode, 200, patched.body);
     assert.deepEqual(
-      patched.json<{ compute_config: { cluster_namespaces: string[] } }>().compute_config.cluster_namespaces,
-      ["agents"],
+      patched.json<{ compute_config: unknown }>().compute_config,
+      { k8s_namespaces: ["agents"] },
+      "a PATCH in the other names does not move the listener's vocabulary",
     );
     const immutable = await plane().call({
       method: "PATCH",
@@ -192,5 +193,72 @@ describe("listeners", () => {
       payload: { source_revision_config: { image_uri: "registry.example/agent@sha256:def" } },
     });
     assert.equal(patched.statusCode, 200, patched.body);
+  });
+
+  it("answers each listener in the names its create used: GET one, list, PATCH, key rotation", async () => {
+    const tenant = await plane().addTenant();
+    const as = { "x-api-key": tenant.key };
+    const call = (method: "GET" | "POST" | "PATCH", url: string, payload?: Record<string, unknown>) =>
+      plane().call({ method, url, headers: as, ...(payload ? { payload } : {}) });
+    const real = await call("POST", "/v2/listeners", {
+      compute_type: "k8s",
+      compute_id: "real-names",
+      compute_config: { k8s_namespaces: ["agents"] },
+    });
+    const neutral = await call("POST", "/v2/listeners", {
+      compute_type: "cluster",
+      compute_id: "neutral-names",
+      compute_config: { cluster_namespaces: ["agents"] },
+    });
+    assert.equal(real.statusCode, 201, real.body);
+    assert.equal(neutral.statusCode, 201, neutral.body);
+    const realId = real.json<{ id: string }>().id;
+    const neutralId = neutral.json<{ id: string }>().id;
+    const shape = (l: Record<string, unknown>) => ({
+      compute_type: l.compute_type,
+      compute_config: l.compute_config,
+    });
+    const asReal = { compute_type: "k8s", compute_config: { k8s_namespaces: ["agents"] } };
+    const asNeutral = { compute_type: "cluster", compute_config: { cluster_namespaces: ["agents"] } };
+
+    assert.deepEqual(shape(real.json()), asReal);
+    assert.deepEqual(shape(neutral.json()), asNeutral);
+    assert.deepEqual(shape((await call("GET", `/v2/listeners/${realId}`)).json()), asReal);
+    assert.deepEqual(shape((await call("GET", `/v2/listeners/${neutralId}`)).json()), asNeutral);
+    const listed = (await call("GET", "/v2/listeners?limit=100")).json<{
+      resources: Array<Record<string, unknown>>;
+    }>();
+    assert.deepEqual(
+      listed.resources.map((l) => [l.id, shape(l)]),
+      [
+        [neutralId, asNeutral],
+        [realId, asReal],
+      ],
+    );
+    // The official CLI's reading of a listener (Listener.from_resource): compute_config.k8s_namespaces.
+    assert.deepEqual(
+      (listed.resources.find((l) => l.id === realId)?.compute_config as { k8s_namespaces?: string[] })
+        ?.k8s_namespaces,
+      ["agents"],
+    );
+    const patched = await call("PATCH", `/v2/listeners/${neutralId}`, {
+      compute_type: "k8s",
+      compute_config: { k8s_namespaces: ["agents", "staging"] },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.deepEqual(shape(patched.json()), {
+      compute_type: "cluster",
+      compute_config: { cluster_namespaces: ["agents", "staging"] },
+    });
+    const rotated = await call("POST", `/v2/listeners/${realId}/key`);
+    assert.equal(rotated.statusCode, 200, rotated.body);
+    assert.deepEqual(shape(rotated.json()), asReal);
+    assert.ok(rotated.json<{ listener_key: string }>().listener_key);
+    // A deployment may name it and its namespace in either vocabulary.
+    const placed = await call("POST", "/v2/deployments", {
+      ...externalBody("on-real-listener", { source: "external_docker" }),
+      source_config: { resource_spec: {}, listener_id: realId, listener_config: { k8s_namespace: "agents" } },
+    });
+    assert.equal(placed.statusCode, 201, placed.body);
   });
 });

@@ -14,7 +14,11 @@ interface Shared {
   tenantB: string;
 }
 
-function listener(tenant: string, computeId: string): Listener {
+function listener(
+  tenant: string,
+  computeId: string,
+  vocabulary: Listener["vocabulary"] = "neutral",
+): Listener {
   const now = new Date().toISOString();
   return {
     id: randomUUID(),
@@ -23,6 +27,7 @@ function listener(tenant: string, computeId: string): Listener {
     compute_type: "cluster",
     compute_id: computeId,
     compute_config: { cluster_namespaces: ["default"] },
+    vocabulary,
     created_at: now,
     updated_at: now,
     last_seen_at: null,
@@ -34,7 +39,7 @@ export function otherStoreCases(shared: () => Shared): void {
   it("listeners: compute_id unique per tenant, newest first, tenant-scoped get/update/delete", async () => {
     const { storage, tenantA, tenantB } = shared();
     const first = listener(tenantA, "cluster-1");
-    const second = listener(tenantA, "cluster-2");
+    const second = listener(tenantA, "cluster-2", "real");
     await storage.listeners.create(first, "hash-1");
     await storage.listeners.create(second, "hash-2");
     await assert.rejects(
@@ -49,6 +54,7 @@ export function otherStoreCases(shared: () => Shared): void {
     assert.deepEqual(await ids(10, 0), [second.id, first.id]);
     assert.deepEqual(await ids(1, 1), [first.id]);
     assert.deepEqual(await storage.listeners.get(tenantA, first.id), first);
+    assert.deepEqual(await storage.listeners.get(tenantA, second.id), second, "the vocabulary is kept");
     assert.equal(await storage.listeners.get(tenantB, first.id), undefined);
     const updated: Listener = {
       ...first,

@@ -110,6 +110,8 @@ export interface Listener {
   /** User-chosen, unique in the workspace (a cluster name). */
   compute_id: string;
   compute_config: { cluster_namespaces: string[] | null };
+  /** The names its create used (`k8s`, `k8s_namespaces`: real); answers use them for good. */
+  vocabulary: "neutral" | "real";
   created_at: string;
   updated_at: string;
   /** When the listener last polled the control plane (null: never). */

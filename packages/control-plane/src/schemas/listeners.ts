@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Vocabulary } from "./aliases.js";
 import { DnsLabel } from "./kubernetes.js";
 
 /** The namespaces a listener serves (null: not restricted). */
@@ -83,4 +84,31 @@ export function canonicalListener(body: unknown): unknown {
     out.compute_config = c;
   }
   return out;
+}
+
+/** Whether a listener body spells its type or namespaces with the real service's names (before renaming). */
+export function listenerVocabularyOf(body: unknown): Vocabulary {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return "neutral";
+  const b = body as Record<string, unknown>;
+  if (b.compute_type === "k8s") return "real";
+  const config = b.compute_config;
+  const real =
+    config !== null && typeof config === "object" && !Array.isArray(config) && "k8s_namespaces" in config;
+  return real ? "real" : "neutral";
+}
+
+/**
+ * A listener answer in the real service's names (`compute_type: "k8s"`,
+ * `compute_config.k8s_namespaces`, which the official CLIs read). Typed as its input: the response
+ * schemas (kept for OpenAPI) list the neutral names only.
+ */
+export function realListener<
+  T extends { compute_type: string; compute_config: { cluster_namespaces: unknown } },
+>(listener: T): T {
+  const { cluster_namespaces, ...config } = listener.compute_config;
+  return {
+    ...listener,
+    compute_type: "k8s",
+    compute_config: { ...config, k8s_namespaces: cluster_namespaces },
+  };
 }

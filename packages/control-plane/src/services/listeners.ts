@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Listener } from "../domain/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
+import type { Vocabulary } from "../schemas/aliases.js";
 import type { ListenerCreateRequest, ListenerPatchRequest } from "../schemas/listeners.js";
 import type { ControlPlaneStorage } from "../storage/types.js";
 import { hashApiKey } from "./auth.js";
@@ -14,10 +15,14 @@ function newListenerKey(): string {
 export class ListenerService {
   constructor(private readonly storage: ControlPlaneStorage) {}
 
-  /** Registers a listener; its key is in the result only (shown once, stored hashed). */
+  /**
+   * Registers a listener; its key is in the result only (shown once, stored hashed). It is
+   * answered in the vocabulary it was created in, for good (PATCHes in the other one do not move it).
+   */
   async create(
     tenantId: string,
     request: ListenerCreateRequest,
+    vocabulary: Vocabulary = "neutral",
   ): Promise<{ listener: Listener; key: string }> {
     const now = new Date().toISOString();
     const listener: Listener = {
@@ -27,6 +32,7 @@ export class ListenerService {
       compute_type: "cluster",
       compute_id: request.compute_id,
       compute_config: { cluster_namespaces: request.compute_config.cluster_namespaces ?? null },
+      vocabulary,
       created_at: now,
       updated_at: now,
       last_seen_at: null,

@@ -8,9 +8,12 @@ import {
   ListenerOut,
   ListenerPatchRequest,
   ListenerWithKeyOut,
+  listenerVocabularyOf,
+  realListener,
 } from "../../schemas/listeners.js";
 import { COMMON_ERRORS, NoContent, pageOf } from "../../schemas/responses.js";
 import type { ListenerService } from "../../services/listeners.js";
+import { decorateVocabulary } from "./aliases-hook.js";
 
 const tags = ["listeners"];
 const Params = z.object({ listener_id: z.uuid() });
@@ -19,15 +22,21 @@ const Page = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
-/** A listener on the wire: CONNECTED while its last poll is younger than `timeoutMs`. */
+/**
+ * A listener on the wire, in the names its create used: CONNECTED while its last poll is younger
+ * than `timeoutMs`.
+ */
 export function listenerToWire(l: Listener, timeoutMs: number) {
-  const { tenant_id: _tenant, ...rest } = l;
+  const { tenant_id: _tenant, vocabulary, ...rest } = l;
   const seen = l.last_seen_at ? Date.parse(l.last_seen_at) : Number.NaN;
   const connected = Date.now() - seen <= timeoutMs;
-  return { ...rest, status: connected ? ("CONNECTED" as const) : ("DISCONNECTED" as const) };
+  const wire = { ...rest, status: connected ? ("CONNECTED" as const) : ("DISCONNECTED" as const) };
+  return vocabulary === "real" ? realListener(wire) : wire;
 }
 
+/** preValidation: notes the body's vocabulary, then renames the real names to the canonical ones. */
 async function canonical(request: FastifyRequest): Promise<void> {
+  request.vocabulary = listenerVocabularyOf(request.body);
   request.body = canonicalListener(request.body);
 }
 
@@ -35,6 +44,7 @@ async function canonical(request: FastifyRequest): Promise<void> {
 export function listenerRoutes(listeners: ListenerService, timeoutMs: number): FastifyPluginAsyncZod {
   const toWire = (l: Listener) => listenerToWire(l, timeoutMs);
   return async (app) => {
+    decorateVocabulary(app);
     app.post(
       "/v2/listeners",
       {
@@ -47,7 +57,7 @@ export function listenerRoutes(listeners: ListenerService, timeoutMs: number): F
         preValidation: canonical,
       },
       async (request, reply) => {
-        const { listener, key } = await listeners.create(request.tenantId, request.body);
+        const { listener, key } = await listeners.create(request.tenantId, request.body, request.vocabulary);
         return reply.code(201).send({ ...toWire(listener), listener_key: key });
       },
     );

@@ -17,6 +17,7 @@ function fromRow(row: Selectable<ListenersTable>): Listener {
     created_at: row.created_at,
     updated_at: row.updated_at,
     last_seen_at: row.last_seen_at ?? null,
+    vocabulary: row.vocabulary === "real" ? "real" : "neutral",
   };
 }
 

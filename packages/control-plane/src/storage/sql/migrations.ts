@@ -224,6 +224,16 @@ const migrations = (d: SqlDialect): Record<string, Migration> => ({
       }
     },
   },
+  "0051_listener_vocabulary": {
+    // Listeners are answered in the names their create used (`k8s`, `k8s_namespaces` or the
+    // neutral ones), as deployments are (0013_vocabulary); older ones answered neutrally.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .alterTable("listeners")
+        .addColumn("vocabulary", "text", (c) => c.notNull().defaultTo("neutral"))
+        .execute();
+    },
+  },
 });
 
 /** Feeds the in-code migrations, in `dialect`'s types, to Kysely's Migrator. */

@@ -115,6 +115,8 @@ export interface ListenersTable {
   key_hash: string | null;
   /** When the listener last polled its desired state. */
   last_seen_at: string | null;
+  /** `neutral` or `real`: the names its create used (migration 0051_listener_vocabulary). */
+  vocabulary: string;
 }
 
 /** The whole database. */
