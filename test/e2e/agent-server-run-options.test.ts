@@ -68,4 +68,40 @@ describe("run options", () => {
     })) as { messages: Array<{ content: string }> };
     assert.equal(values.messages.at(-1)?.content, 'context={"user":"ann"} tone=dry');
   });
+
+  it("context alone or configurable alone: the other gets a copy, as the official server keeps them in step", async () => {
+    const client = ctx.client();
+    const reply = async (options: {
+      context?: Record<string, unknown>;
+      config?: Record<string, unknown>;
+    }) => {
+      const thread = await client.threads.create();
+      const values = (await client.runs.wait(thread.thread_id, "context", {
+        input: ask("x"),
+        ...options,
+      })) as {
+        messages: Array<{ content: string }>;
+      };
+      return values.messages.at(-1)?.content;
+    };
+    // A newer client's context reaches a graph that reads configurable, and the other way round.
+    assert.equal(await reply({ context: { tone: "dry" } }), 'context={"tone":"dry"} tone=dry');
+    assert.equal(
+      await reply({ config: { configurable: { tone: "dry" } } }),
+      'context={"tone":"dry"} tone=dry',
+    );
+
+    const fromContext = await client.assistants.create({ graphId: "context", context: { tone: "warm" } });
+    assert.deepEqual(fromContext.config.configurable, { tone: "warm" });
+    const fromConfigurable = await client.assistants.create({
+      graphId: "context",
+      config: { configurable: { tone: "cold" } },
+    });
+    assert.deepEqual(fromConfigurable.context, { tone: "cold" });
+    const patched = await client.assistants.update(fromConfigurable.assistant_id, {
+      context: { tone: "mild" },
+    });
+    assert.deepEqual(patched.config.configurable, { tone: "mild" });
+    assert.deepEqual(patched.context, { tone: "mild" });
+  });
 });

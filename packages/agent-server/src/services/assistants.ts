@@ -6,6 +6,7 @@ import type {
   JsonObject,
 } from "@berth-platform/schemas";
 import { v4 as uuidv4 } from "uuid";
+import { mirrorContext } from "../domain/context-mirror.js";
 import { NotFoundError } from "../errors.js";
 import { systemAssistantId } from "../graphs/assistant-id.js";
 import type { GraphRegistry, RunnableGraph } from "../graphs/registry.js";
@@ -43,8 +44,10 @@ export class AssistantService {
     return assistant;
   }
 
-  async create(body: AssistantCreate): Promise<Assistant> {
-    this.requireGraph(body.graph_id);
+  async create(given: AssistantCreate): Promise<Assistant> {
+    this.requireGraph(given.graph_id);
+    // `context` and `config.configurable` kept in step, as the official server keeps them.
+    const body = mirrorContext(given);
     const now = new Date().toISOString();
     return this.assistants.create(
       {
@@ -65,8 +68,10 @@ export class AssistantService {
 
   async patch(idOrGraph: string, body: AssistantPatch): Promise<Assistant> {
     if (body.graph_id) this.requireGraph(body.graph_id);
+    // A patch giving only one of `context` and `config.configurable` sets the other to match (both
+    // are replaced by a patch that gives them).
     const changes = Object.fromEntries(
-      Object.entries(body).filter(([, value]) => value !== undefined && value !== null),
+      Object.entries(mirrorContext(body)).filter(([, value]) => value !== undefined && value !== null),
     );
     const updated = await this.assistants.patch(this.idOf(idOrGraph), changes);
     if (!updated) throw new NotFoundError("Assistant not found");

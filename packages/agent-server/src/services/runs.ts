@@ -7,6 +7,7 @@ import type {
   RunStatus,
 } from "@berth-platform/schemas";
 import { v7 as uuidv7 } from "uuid";
+import { mirrorContext } from "../domain/context-mirror.js";
 import { buildRunRecord, type RunCaller, threadConfigAfterRun } from "../domain/run-record.js";
 import { resultFromOutcome } from "../domain/run-result.js";
 import { ConflictError, NotFoundError, ValidationError } from "../errors.js";
@@ -152,12 +153,14 @@ export class RunService {
     if (configJson === undefined && !options.createThread)
       throw new NotFoundError(`Thread with ID ${threadId} not found`);
     const threadConfig = (configJson === undefined ? {} : JSON.parse(configJson)) as JsonObject;
+    // `context` and `config.configurable` kept in step, as the official server keeps them.
+    const request = mirrorContext(body);
     const run = buildRunRecord({
       runId: uuidv7(),
       threadId,
       assistant,
       threadConfig,
-      body,
+      body: request,
       caller,
       defaultStrategy: DEFAULT_MULTITASK_STRATEGY,
       temporary: options.temporary,
@@ -174,7 +177,7 @@ export class RunService {
         run,
         createThreadIfMissing: options.createThread,
         threadMetadata: { graph_id: assistant.graph_id, assistant_id: assistant.assistant_id },
-        threadConfig: threadConfigAfterRun(assistant, threadConfig, body.config),
+        threadConfig: threadConfigAfterRun(assistant, threadConfig, request.config),
         decide: (active) => decideMultitask(strategy, active),
         ...(slot ? { claimFor: { owner: slot.owner, leaseMs: slot.leaseMs, nowMs: Date.now() } } : {}),
         ...(expected ? { expected } : {}),
