@@ -199,15 +199,11 @@ export class SqlRunStore implements RunStore {
   ): Promise<{ status: RunStatus; resultJson?: string } | undefined> {
     const row = await this.q.joinState.first(this.db, runId, threadId);
     if (!row) return undefined;
+    const { error, interrupts, values_json: valuesJson } = row;
     const status = row.status as RunStatus;
-    if (row.values_json === null) return { status };
-    const resultJson = resultFromRows({
-      status,
-      error: row.error,
-      interrupts: row.interrupts,
-      valuesJson: row.values_json,
-    });
-    return { status, resultJson };
+    return valuesJson === null
+      ? { status }
+      : { status, resultJson: resultFromRows({ status, error, interrupts, valuesJson }) };
   }
 
   async list(
