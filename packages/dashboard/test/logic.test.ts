@@ -11,6 +11,7 @@ import { fieldsOf, textOf as fieldText, parseText } from "../src/components/type
 import { duration, isSettled, shortId, statusTone } from "../src/format.js";
 import { applyMessage, interruptsOf, resumeValue } from "../src/pages/chat-stream.js";
 import { humanRequestOf, humanResume } from "../src/pages/human-interrupt.js";
+import { declaredSpec } from "../src/pages/resource-spec-view.js";
 import { parseSecrets } from "../src/pages/secrets-text.js";
 import { firstMessageOf, graphOf } from "../src/pages/thread-summary.js";
 import { matchPath } from "../src/router.js";
@@ -262,5 +263,17 @@ describe("typed forms", () => {
       [{ value: { q: 1 }, id: "i1", responseSchema: schema }],
     );
     assert.deepEqual(interruptsOf({ __interrupt__: [{ value: "plain" }] }), [{ value: "plain" }]);
+  });
+});
+
+describe("declaredSpec", () => {
+  it("leaves out the fields the API answers null (their defaults apply), keeps what was set", () => {
+    assert.deepEqual(declaredSpec({ cpu: 1, cpu_limit: null, memory_mb: 2048, queue_cpu: 0.5, labels: {} }), {
+      cpu: 1,
+      memory_mb: 2048,
+      queue_cpu: 0.5,
+      labels: {},
+    });
+    assert.equal(declaredSpec(null), null);
   });
 });

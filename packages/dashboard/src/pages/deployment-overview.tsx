@@ -10,6 +10,7 @@ import { ago, duration, isSettled, shortId, when } from "../format.js";
 import { useLoad } from "../hooks.js";
 import { navigate } from "../router.js";
 import type { DeploymentView } from "./deployment.js";
+import { declaredSpec, SPEC_DEFAULTS_NOTE } from "./resource-spec-view.js";
 
 /** A revision's duration: to its last change when settled, else until now. */
 function revisionDuration(r: Revision, now: number): string {
@@ -142,11 +143,12 @@ export function DeploymentOverview({ deployment: d, revisions, reload }: Deploym
         <h3>Resource spec</h3>
         <pre class="json">
           {JSON.stringify(
-            d.source_config.resource_spec ?? { note: "defaults of the local runtime" },
+            declaredSpec(d.source_config.resource_spec) ?? { note: "defaults of the local runtime" },
             null,
             2,
           )}
         </pre>
+        {d.source_config.resource_spec && <p class="muted">{SPEC_DEFAULTS_NOTE}</p>}
       </section>
 
       <DeleteDeployment name={d.name} onDelete={() => client.deleteDeployment(d.id)} />
