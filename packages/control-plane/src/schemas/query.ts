@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEPLOYMENT_TYPES } from "./requests.js";
 
 /** `{deployment_id}` path parameter. */
 export const DeploymentParams = z.object({ deployment_id: z.uuid() });
@@ -23,13 +24,23 @@ export const Page = {
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
 };
 
-/** `GET /v2/deployments` query. An empty `name_contains` means no filter (what `langgraph deploy list` sends). */
+const QueryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+/**
+ * `GET /v2/deployments` query: the published API's filters. An empty `name_contains` means no
+ * filter (what `langgraph deploy list` sends). Berth has no deployment tags, so a `tag_value_ids`
+ * filter matches nothing; `remote_reconciled` picks the deployments a listener runs.
+ */
 export const DeploymentListQuery = z.object({
   ...Page,
   name_contains: z.string().max(1024).optional(),
   name: z.string().max(1024).optional(),
   status: CsvList.optional(),
   deployment_ids: UuidList.optional(),
+  deployment_type: z.enum(DEPLOYMENT_TYPES).optional(),
+  image_version: z.string().max(1024).optional(),
+  remote_reconciled: QueryBool.optional(),
+  tag_value_ids: CsvList.optional(),
 });
 /** Validated list query. */
 export type DeploymentListQuery = z.output<typeof DeploymentListQuery>;
@@ -38,8 +49,6 @@ export type DeploymentListQuery = z.output<typeof DeploymentListQuery>;
 export const RevisionListQuery = z.object({ ...Page, status: CsvList.optional() });
 /** Validated revisions list query. */
 export type RevisionListQuery = z.output<typeof RevisionListQuery>;
-
-const QueryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
 /** `GET /v2/deployments/latest-revision-statuses` query: up to 100 deployment ids. */
 export const LatestRevisionStatusesQuery = z.object({

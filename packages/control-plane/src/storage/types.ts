@@ -16,6 +16,12 @@ export interface DeploymentFilter {
   name?: string | undefined;
   statuses?: string[] | undefined;
   ids?: string[] | undefined;
+  deploymentType?: string | undefined;
+  imageVersion?: string | undefined;
+  /** true: the deployments a listener runs (a listener_id); false: the others. */
+  remoteReconciled?: boolean | undefined;
+  /** Tag values a deployment must carry (Berth has no tags: a non-empty list matches nothing). */
+  tagValueIds?: string[] | undefined;
   limit: number;
   offset: number;
 }

@@ -54,6 +54,10 @@ export function deploymentRoutes(deployments: DeploymentService): FastifyPluginA
           name: q.name,
           statuses: q.status,
           ids: q.deployment_ids,
+          deploymentType: q.deployment_type,
+          imageVersion: q.image_version,
+          remoteReconciled: q.remote_reconciled,
+          tagValueIds: q.tag_value_ids,
           limit: q.limit,
           offset: q.offset,
         });

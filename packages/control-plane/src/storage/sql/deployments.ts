@@ -93,6 +93,16 @@ export class SqlDeploymentStore implements DeploymentStore {
       if (filter.ids.length === 0) return [];
       query = query.where("id", "in", filter.ids);
     }
+    if (filter.tagValueIds?.length) return [];
+    if (filter.deploymentType !== undefined)
+      query = query.where(
+        this.dialect.jsonText("source_config", ["deployment_type"]),
+        "=",
+        filter.deploymentType,
+      );
+    if (filter.imageVersion !== undefined) query = query.where("image_version", "=", filter.imageVersion);
+    if (filter.remoteReconciled !== undefined)
+      query = query.where("listener_id", filter.remoteReconciled ? "is not" : "is", null);
     const rows = await query.orderBy("seq", "desc").limit(filter.limit).offset(filter.offset).execute();
     return rows.map((row) => this.codec.deploymentFromRow(row));
   }
