@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before } from "node:test";
 import { makeTempDir } from "@berth-platform/testkit";
@@ -136,4 +137,19 @@ export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boo
       throw new Error(`condition not met in ${ms} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Registers a Kubernetes listener (`k8s`) serving `namespaces` (`[]`: any); asserts the 201. */
+export async function addListener<T = { id: string; listener_key: string }>(
+  plane: TestPlane,
+  computeId: string,
+  namespaces: string[] = ["agents"],
+): Promise<T> {
+  const res = await plane.call({
+    method: "POST",
+    url: "/v2/listeners",
+    payload: { compute_type: "k8s", compute_id: computeId, compute_config: { k8s_namespaces: namespaces } },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json<T>();
 }

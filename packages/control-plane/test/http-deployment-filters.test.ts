@@ -2,7 +2,7 @@
 // API documents is applied (never silently ignored and answered with every deployment).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { externalBody, repoBody, usePlane } from "./helpers.js";
+import { addListener, externalBody, repoBody, usePlane } from "./helpers.js";
 
 const plane = usePlane();
 
@@ -37,19 +37,10 @@ describe("GET /v2/deployments: the published filters", () => {
       }),
     );
     await create(externalBody("flt-local"));
-    const listener = await plane().call({
-      method: "POST",
-      url: "/v2/listeners",
-      payload: {
-        compute_type: "k8s",
-        compute_id: "flt-cluster",
-        compute_config: { k8s_namespaces: ["agents"] },
-      },
-    });
-    assert.equal(listener.statusCode, 201, listener.body);
+    const listener = await addListener(plane(), "flt-cluster");
     await create(
       externalBody("flt-remote", {
-        source_config: { resource_spec: {}, listener_id: listener.json<{ id: string }>().id },
+        source_config: { resource_spec: {}, listener_id: listener.id },
       }),
     );
 

@@ -2,7 +2,7 @@
 // `loc` names the field, instead of a revision that fails at apply, or a cluster that never says.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { externalBody, usePlane } from "./helpers.js";
+import { addListener, externalBody, usePlane } from "./helpers.js";
 import { deploymentCreator, refusedAt, SPEC } from "./kubernetes-rules-helpers.js";
 
 const plane = usePlane();
@@ -274,19 +274,14 @@ describe("resource_spec: the rest of what a cluster checks", () => {
   });
 
   it("a cluster namespace that is not a DNS label (on a listener that serves any namespace)", async () => {
-    const listener = await plane().call({
-      method: "POST",
-      url: "/v2/listeners",
-      payload: { compute_type: "k8s", compute_id: "k8s-rules-any", compute_config: { k8s_namespaces: [] } },
-    });
-    assert.equal(listener.statusCode, 201, listener.body);
+    const listener = await addListener(plane(), "k8s-rules-any", []);
     const res = await plane().call({
       method: "POST",
       url: "/v2/deployments",
       payload: externalBody(name(), {
         source_config: {
           resource_spec: {},
-          listener_id: listener.json<{ id: string }>().id,
+          listener_id: listener.id,
           listener_config: { cluster_namespace: "Agents_NS" },
         },
       }),

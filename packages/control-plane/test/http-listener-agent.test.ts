@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
-import { externalBody, usePlane, waitFor } from "./helpers.js";
+import { addListener, externalBody, usePlane, waitFor } from "./helpers.js";
 
 const plane = usePlane({ BERTH_LISTENER_TIMEOUT_SECS: "1" });
 
@@ -34,14 +34,8 @@ interface Desired {
   }>;
 }
 
-async function createListener(computeId: string, namespaces: string[] = ["agents"]): Promise<ListenerOut> {
-  const res = await plane().call({
-    method: "POST",
-    url: "/v2/listeners",
-    payload: { compute_type: "k8s", compute_id: computeId, compute_config: { k8s_namespaces: namespaces } },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json<ListenerOut>();
+function createListener(computeId: string, namespaces: string[] = ["agents"]): Promise<ListenerOut> {
+  return addListener<ListenerOut>(plane(), computeId, namespaces);
 }
 
 /** A request as the listener makes it (its key, no workspace API key). */

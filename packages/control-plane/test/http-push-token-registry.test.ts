@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseControlPlaneConfig } from "../src/config.js";
-import { usePlane, waitFor } from "./helpers.js";
+import { addListener, usePlane, waitFor } from "./helpers.js";
 
 const plane = usePlane({
   BERTH_REGISTRY_URL: "https://registry.example.com/berth/",
@@ -55,17 +55,7 @@ describe("push-token with an operator's registry", () => {
   });
 
   it("places an internal_container deployment on the workspace's only listener, which gets its pushed image", async () => {
-    const made = await plane().call({
-      method: "POST",
-      url: "/v2/listeners",
-      payload: {
-        compute_type: "k8s",
-        compute_id: "registry-cluster",
-        compute_config: { k8s_namespaces: ["agents"] },
-      },
-    });
-    assert.equal(made.statusCode, 201, made.body);
-    const listener = made.json<{ id: string; listener_key: string }>();
+    const listener = await addListener(plane(), "registry-cluster");
     const d = await create({
       name: "pushed-to-listener",
       source: "internal_container",

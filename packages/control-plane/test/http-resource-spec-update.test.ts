@@ -5,7 +5,7 @@
 // deployment, is given them computed.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { usePlane, waitFor } from "./helpers.js";
+import { addListener, usePlane, waitFor } from "./helpers.js";
 
 const plane = usePlane();
 
@@ -18,17 +18,7 @@ interface Deployment {
 
 /** A listener (with its key) to place deployments on: its desired state shows what it would run. */
 async function listener(computeId: string): Promise<{ id: string; key: string }> {
-  const res = await plane().call({
-    method: "POST",
-    url: "/v2/listeners",
-    payload: {
-      compute_type: "k8s",
-      compute_id: computeId,
-      compute_config: { k8s_namespaces: ["agents"] },
-    },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  const l = res.json<{ id: string; listener_key: string }>();
+  const l = await addListener(plane(), computeId);
   return { id: l.id, key: l.listener_key };
 }
 
