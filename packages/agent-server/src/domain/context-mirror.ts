@@ -1,8 +1,5 @@
 import type { JsonObject } from "@berth-platform/schemas";
-
-function asObject(value: unknown): JsonObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonObject) : {};
-}
+import { asObject } from "./json-object.js";
 
 /**
  * LangGraph 0.6's `context` and the older `config.configurable` kept in step, as the official

@@ -7,6 +7,7 @@ import type {
   StreamMode,
 } from "@berth-platform/schemas";
 import type { NewRun } from "../storage/types.js";
+import { asObject } from "./json-object.js";
 
 /** Who is creating the run (the custom-auth issue fills this from the authenticated user). */
 export interface RunCaller {
@@ -42,10 +43,6 @@ function withoutReserved(configurable: JsonObject): JsonObject {
   const out = { ...configurable };
   for (const key of RESERVED_CONFIGURABLE) delete out[key];
   return out;
-}
-
-function asObject(value: unknown): JsonObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonObject) : {};
 }
 
 /**

@@ -44,7 +44,7 @@ export interface EndedRunRows {
  */
 export function resultFromRows(rows: EndedRunRows): string {
   if ((rows.status === "error" || rows.status === "timeout") && rows.error !== null)
-    return JSON.stringify({ __error__: JSON.parse(rows.error) });
+    return errorResult(JSON.parse(rows.error) as { error: string; message: string });
   if (rows.interrupts !== null) {
     const byTask = JSON.parse(rows.interrupts) as Record<string, unknown>;
     const all = Object.values(byTask).flatMap((list) => (Array.isArray(list) ? list : []));

@@ -222,11 +222,6 @@ export class RunService {
     return toRunWire(run);
   }
 
-  /** A thread's current values (null when it has none or is gone). */
-  async threadValues(threadId: string): Promise<unknown> {
-    return (await this.deps.threads.get(threadId))?.values ?? null;
-  }
-
   /** Whether a run has reached a terminal status (or no longer exists). */
   async isOver(threadId: string, runId: string): Promise<boolean> {
     const run = await this.deps.runs.get(threadId, runId);
